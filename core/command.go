@@ -1,0 +1,171 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Command kinds (DESIGN.md §3). Part of the on-disk format and the socket
+// protocol.
+const (
+	CmdThreadCreate   = "thread.create"
+	CmdThreadRename   = "thread.rename"
+	CmdThreadArchive  = "thread.archive"
+	CmdThreadStop     = "thread.stop"
+	CmdMessageSend    = "message.send"
+	CmdQueueHold      = "queue.hold"
+	CmdQueueRelease   = "queue.release"
+	CmdQueueRemove    = "queue.remove"
+	CmdRunInterrupt   = "run.interrupt"
+	CmdRunResume      = "run.resume"
+	CmdRequestRespond = "request.respond"
+	CmdProviderSwitch = "provider.switch"
+	CmdThreadFork     = "thread.fork"
+	CmdMergeBack      = "thread.merge_back"
+	CmdRollbackToRun  = "rollback.to_run"
+	CmdRollbackNode   = "rollback.node"
+	CmdCheckpoint     = "checkpoint.capture"
+)
+
+// Send modes.
+const (
+	ModeAuto      = "auto"
+	ModeImmediate = "start_immediately"
+	ModeSteer     = "steer_active"
+	ModeRestart   = "restart_active"
+	ModeQueue     = "queue_after_active"
+)
+
+// Responses to a request.
+const (
+	RespAllow       = "allow"
+	RespAllowAlways = "allow_always"
+	RespDeny        = "deny"
+	RespAnswer      = "answer"
+)
+
+// Limits enforced at the edge. MaxTextBytes is documented in README.md.
+const (
+	MaxTextBytes  = 256 << 10
+	MaxTitleBytes = 200
+	MaxIDBytes    = 128
+)
+
+// Command is an intent from a person or a script. The edge assigns ID (the
+// client's idempotency receipt, if it gave none), At and any new ids before
+// it reaches Decide, so Decide stays pure.
+type Command struct {
+	ID        string       `json:"id"`
+	Kind      string       `json:"kind"`
+	At        int64        `json:"at,omitempty"`
+	Thread    string       `json:"thread,omitempty"`
+	NewThread string       `json:"newThread,omitempty"`
+	Run       int          `json:"run,omitempty"`
+	Request   string       `json:"request,omitempty"`
+	Text      string       `json:"text,omitempty"`
+	Mode      string       `json:"mode,omitempty"`
+	Title     string       `json:"title,omitempty"`
+	Workspace string       `json:"workspace,omitempty"`
+	Provider  string       `json:"provider,omitempty"`
+	Caps      Capabilities `json:"caps,omitempty"`
+	HoldQueue bool         `json:"holdQueue,omitempty"`
+	Response  string       `json:"response,omitempty"`
+	Answer    string       `json:"answer,omitempty"`
+	BudgetUSD float64      `json:"budgetUsd,omitempty"`
+	Source    string       `json:"source,omitempty"` // fork: run, node, provider_thread
+}
+
+// InputError is an input that cannot form a valid command. It is refused at
+// the edge and journals nothing.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func refuse(format string, args ...any) error {
+	return &InputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks the shape of a command, independent of state.
+func (c *Command) Validate() error {
+	if c.ID == "" || len(c.ID) > MaxIDBytes || !utf8.ValidString(c.ID) {
+		return refuse("command id must be 1..%d bytes of UTF-8", MaxIDBytes)
+	}
+	for _, s := range []string{c.Thread, c.NewThread, c.Request, c.Provider} {
+		if len(s) > MaxIDBytes || !utf8.ValidString(s) {
+			return refuse("id %.40q is not a valid id", s)
+		}
+	}
+	if !utf8.ValidString(c.Title) || len(c.Title) > MaxTitleBytes {
+		return refuse("title must be valid UTF-8 of at most %d bytes", MaxTitleBytes)
+	}
+	if !utf8.ValidString(c.Workspace) || !utf8.ValidString(c.Answer) {
+		return refuse("text must be valid UTF-8")
+	}
+	switch c.Kind {
+	case CmdThreadCreate:
+		if c.NewThread == "" {
+			return refuse("thread.create needs a new thread id")
+		}
+		if c.Provider == "" {
+			return refuse("thread.create needs a provider")
+		}
+		if c.BudgetUSD < 0 {
+			return refuse("budget must not be negative")
+		}
+	case CmdMessageSend:
+		if err := checkText(c.Text); err != nil {
+			return err
+		}
+		switch c.Mode {
+		case "", ModeAuto, ModeImmediate, ModeSteer, ModeRestart, ModeQueue:
+		default:
+			return refuse("unknown send mode %q: use auto, steer, restart or queue", c.Mode)
+		}
+	case CmdRequestRespond:
+		if c.Request == "" {
+			return refuse("request.respond needs a request id")
+		}
+		switch c.Response {
+		case RespAllow, RespAllowAlways, RespDeny:
+		case RespAnswer:
+			if err := checkText(c.Answer); err != nil {
+				return err
+			}
+		default:
+			return refuse("unknown response %q: use allow, allow_always, deny or answer", c.Response)
+		}
+	case CmdThreadFork:
+		if c.NewThread == "" {
+			return refuse("thread.fork needs a new thread id")
+		}
+	case CmdThreadRename:
+		if strings.TrimSpace(c.Title) == "" {
+			return refuse("title is empty")
+		}
+	case CmdQueueHold, CmdQueueRelease, CmdQueueRemove:
+		if c.Run <= 0 {
+			return refuse("%s needs a run ordinal", c.Kind)
+		}
+	case CmdThreadArchive, CmdThreadStop, CmdRunInterrupt, CmdRunResume,
+		CmdProviderSwitch, CmdMergeBack, CmdRollbackToRun, CmdRollbackNode, CmdCheckpoint:
+	default:
+		return refuse("unknown command kind %q", c.Kind)
+	}
+	if c.Kind != CmdThreadCreate && c.Kind != CmdRunResume && c.Thread == "" && c.Kind != CmdRequestRespond {
+		return refuse("%s needs a thread id", c.Kind)
+	}
+	return nil
+}
+
+func checkText(s string) error {
+	switch {
+	case !utf8.ValidString(s):
+		return refuse("message is not valid UTF-8")
+	case strings.TrimSpace(s) == "":
+		return refuse("message is empty: write some text")
+	case len(s) > MaxTextBytes:
+		return refuse("message is %d bytes, over the limit of %d bytes", len(s), MaxTextBytes)
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+package core
+
+// Context returns the conversation a provider sees before run `before` of a
+// thread: the lineage's context up to the fork point, then every earlier
+// run that was not rolled back, cancelled or still queued: its message, its
+// steering messages, and its reply.
+func (st *State) Context(thread string, before int) []Message {
+	th := st.Threads[thread]
+	if th == nil {
+		return nil
+	}
+	var out []Message
+	if th.ForkedFrom != "" {
+		out = st.Context(th.ForkedFrom, th.ForkRun+1)
+	}
+	for _, r := range st.RunsOf(thread) {
+		if r.Ordinal >= before {
+			break
+		}
+		switch r.Status {
+		case RunRolledBack, RunCancelled, RunQueued:
+			continue
+		}
+		out = append(out, Message{Role: "user", Text: r.Text})
+		for _, s := range r.Steers {
+			out = append(out, Message{Role: "user", Text: s})
+		}
+		if r.Reply != "" {
+			out = append(out, Message{Role: "assistant", Text: r.Reply})
+		}
+	}
+	return out
+}
+
+// TurnFor builds the turn of a new attempt of run r.
+func (st *State) TurnFor(r *Run, reason string) *Turn {
+	msgs := st.Context(r.Thread, r.Ordinal)
+	msgs = append(msgs, Message{Role: "user", Text: r.Text})
+	instr := r.Text
+	for _, s := range r.Steers {
+		msgs = append(msgs, Message{Role: "user", Text: s})
+		instr = s
+	}
+	users := 0
+	for _, m := range msgs {
+		if m.Role == "user" {
+			users++
+		}
+	}
+	var settled []Request
+	for _, q := range st.RequestsOf(r.ID) {
+		if q.Status == RequestResolved {
+			settled = append(settled, *q)
+		}
+	}
+	return &Turn{Messages: msgs, Text: r.Text, Instruction: instr, Reason: reason, Settled: settled, UserMessages: users}
+}

@@ -1,0 +1,344 @@
+package core
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite testdata/decide/*.txt with the current output")
+
+// TestDecideData runs the data-driven decider scenarios in
+// testdata/decide: each block is a directive, "----", and the events,
+// effects and a state summary it produced. Run with -rewrite to regenerate
+// and review the diff.
+func TestDecideData(t *testing.T) {
+	files, _ := filepath.Glob("testdata/decide/*.txt")
+	if len(files) == 0 {
+		t.Fatal("no scenarios in testdata/decide")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) { runDataFile(t, f) })
+	}
+}
+
+type block struct {
+	comment string
+	cmd     string
+	want    string
+}
+
+func parseBlocks(t *testing.T, data string) []block {
+	var out []block
+	lines := strings.Split(data, "\n")
+	var comment strings.Builder
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, "#") {
+			comment.WriteString(l + "\n")
+			continue
+		}
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		b := block{cmd: l, comment: comment.String()}
+		comment.Reset()
+		if i+1 >= len(lines) || lines[i+1] != "----" {
+			t.Fatalf("line %d: directive %q is not followed by ----", i+1, l)
+		}
+		i += 2
+		var want []string
+		for ; i < len(lines) && lines[i] != ""; i++ {
+			want = append(want, lines[i])
+		}
+		b.want = strings.Join(want, "\n")
+		out = append(out, b)
+	}
+	return out
+}
+
+func runDataFile(t *testing.T, path string) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := parseBlocks(t, string(raw))
+	h := &harness{st: NewState(), clock: 1000}
+	var rewritten strings.Builder
+	for _, b := range blocks {
+		rewritten.WriteString(b.comment)
+		got := h.do(t, b.cmd)
+		if *rewrite {
+			fmt.Fprintf(&rewritten, "%s\n----\n%s\n\n", b.cmd, got)
+			continue
+		}
+		if got != b.want {
+			t.Errorf("%s: %s\n--- got\n%s\n--- want\n%s", path, b.cmd, got, b.want)
+		}
+	}
+	if *rewrite {
+		if err := os.WriteFile(path, []byte(strings.TrimRight(rewritten.String(), "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// harness applies directives to a State through Decide.
+type harness struct {
+	st    *State
+	clock int64
+	n     int
+}
+
+// splitArgs splits `verb a=b c="d e"` into words, keeping quotes whole.
+func splitArgs(s string) []string {
+	var out []string
+	var cur strings.Builder
+	quoted := false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			quoted = !quoted
+			cur.WriteRune(r)
+		case unicode.IsSpace(r) && !quoted:
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+func kv(words []string) map[string]string {
+	m := map[string]string{}
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok {
+			m[w] = "true"
+			continue
+		}
+		if uq, err := strconv.Unquote(v); err == nil {
+			v = uq
+		}
+		m[k] = v
+	}
+	return m
+}
+
+func (h *harness) do(t *testing.T, line string) string {
+	words := splitArgs(line)
+	verb, args := words[0], kv(words[1:])
+	h.clock += 1000
+	var in Input
+	switch verb {
+	case "cmd":
+		h.n++
+		id := args["id"]
+		if id == "" {
+			id = fmt.Sprintf("c%d", h.n)
+		}
+		run, _ := strconv.Atoi(args["run"])
+		c := &Command{ID: id, Kind: args["kind"], At: h.clock, Thread: args["thread"], NewThread: args["new"],
+			Run: run, Request: args["request"], Text: args["text"], Mode: args["mode"], Title: args["title"],
+			Provider: args["provider"], HoldQueue: args["hold"] == "true", Response: args["response"], Answer: args["answer"]}
+		c.Caps = capsFrom(args["caps"])
+		in.Command = c
+	case "obs":
+		o := &Observation{Kind: args["kind"], At: h.clock, Thread: args["thread"], Run: args["run"],
+			Attempt: args["attempt"], Key: args["key"], Parent: args["parent"], NodeKind: args["nodekind"],
+			RequestKind: args["reqkind"], Status: args["status"], Title: args["title"], Text: args["text"],
+			Prompt: args["prompt"], Error: args["error"], Final: args["final"] == "true"}
+		if items := args["items"]; items != "" {
+			for _, it := range strings.Split(items, ",") {
+				text, status, _ := strings.Cut(it, ":")
+				o.Items = append(o.Items, PlanItem{Text: text, Status: status})
+			}
+		}
+		in.Obs = o
+	case "timer":
+		in.Timer = &TimerFired{Key: args["key"], At: h.clock}
+	case "recover":
+		in.Recover = &Recover{At: h.clock}
+	case "state":
+		return summarize(h.st)
+	default:
+		t.Fatalf("unknown verb %q", verb)
+	}
+	evs, effs, rec, err := Decide(h.st, in)
+	var b strings.Builder
+	if err != nil {
+		fmt.Fprintf(&b, "refused: %v\n", err)
+	}
+	if rec != nil && rec.Reject != nil {
+		fmt.Fprintf(&b, "rejected: %s: %s\n", rec.Reject.Reason, rec.Reject.Detail)
+	}
+	for _, ev := range evs {
+		fmt.Fprintf(&b, "ev %s\n", describe(&ev))
+	}
+	for _, e := range effs {
+		fmt.Fprintf(&b, "effect %s\n", describeEffect(&e))
+	}
+	if len(evs) == 0 && len(effs) == 0 && err == nil {
+		b.WriteString("(nothing)\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func capsFrom(s string) Capabilities {
+	var c Capabilities
+	for _, f := range strings.Split(s, ",") {
+		switch f {
+		case "steer":
+			c.Steer = true
+		case "interrupt":
+			c.Interrupt = true
+		case "durable":
+			c.DurableRequests = true
+		case "all":
+			c = Capabilities{Steer: true, Interrupt: true, Resume: true, Fork: true, Approvals: true,
+				UserInput: true, Plans: true, Subagents: true, DurableRequests: true}
+		}
+	}
+	return c
+}
+
+func describe(ev *Event) string {
+	p := &ev.Payload
+	s := ev.Type
+	switch {
+	case p.Thread != nil:
+		s += fmt.Sprintf(" %s status=%s runs=%d", p.Thread.ID, p.Thread.Status, p.Thread.Runs)
+		if p.Thread.QueueHeld {
+			s += " queue-held"
+		}
+	case p.Run != nil:
+		r := p.Run
+		s += fmt.Sprintf(" %s %s attempts=%d", r.ID, r.Status, r.Attempts)
+		if len(r.Steers) > 0 {
+			s += fmt.Sprintf(" steers=%q", r.Steers)
+		}
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{r.Held, "held"}, {r.Recoverable, "recoverable"}, {r.RestartPending, "restart-pending"}, {r.InterruptRequested, "interrupt-requested"}} {
+			if f.on {
+				s += " " + f.name
+			}
+		}
+		if r.Reply != "" {
+			s += fmt.Sprintf(" reply=%q", r.Reply)
+		}
+		if r.Error != "" {
+			s += fmt.Sprintf(" error=%q", r.Error)
+		}
+	case p.Attempt != nil:
+		s += fmt.Sprintf(" %s %s reason=%s", p.Attempt.ID, p.Attempt.Status, p.Attempt.Reason)
+	case p.Node != nil:
+		s += fmt.Sprintf(" %s %s %s parent=%s", p.Node.ID, p.Node.Kind, p.Node.Status, p.Node.Parent)
+	case p.Request != nil:
+		q := p.Request
+		s += fmt.Sprintf(" %s %s %s", q.ID, q.Kind, q.Status)
+		if q.Response != "" {
+			s += " response=" + q.Response
+		}
+		if q.Answer != "" {
+			s += fmt.Sprintf(" answer=%q", q.Answer)
+		}
+	case p.Plan != nil:
+		s += " " + p.Plan.ID
+		for _, it := range p.Plan.Items {
+			s += fmt.Sprintf(" %s:%s", it.Text, it.Status)
+		}
+	case p.Session != nil:
+		s += fmt.Sprintf(" %s %s", p.Session.ID, p.Session.State)
+	case p.Effect != nil:
+		s += fmt.Sprintf(" %s %s", p.Effect.Key, p.Effect.Status)
+	case p.Transfer != nil:
+		s += fmt.Sprintf(" %s %s->%s run=%d", p.Transfer.Kind, p.Transfer.From, p.Transfer.To, p.Transfer.Run)
+	case p.Handoff != nil:
+		s += fmt.Sprintf(" %s %s->%s %s", p.Handoff.ID, p.Handoff.From, p.Handoff.To, p.Handoff.Strategy)
+	case p.Rejection != nil:
+		s += " " + p.Rejection.Reason
+	case p.Receipt != nil:
+		s += " " + p.Receipt.Kind
+		if p.Receipt.Run != "" {
+			s += " run=" + p.Receipt.Run
+		}
+		if p.Receipt.Mode != "" {
+			s += " mode=" + p.Receipt.Mode
+		}
+	case p.Text != "":
+		s += fmt.Sprintf(" %s %q", ev.Node, p.Text)
+	case p.Note != "":
+		s += fmt.Sprintf(" %q", p.Note)
+	}
+	return s
+}
+
+func describeEffect(e *Effect) string {
+	s := fmt.Sprintf("%s %s", e.Kind, e.Key)
+	if e.Turn != nil {
+		s += fmt.Sprintf(" reason=%s instruction=%q users=%d", e.Turn.Reason, e.Turn.Instruction, e.Turn.UserMessages)
+		if len(e.Turn.Settled) > 0 {
+			var keys []string
+			for _, q := range e.Turn.Settled {
+				keys = append(keys, q.Key+"="+q.Response)
+			}
+			s += " settled=" + strings.Join(keys, ",")
+		}
+	}
+	if e.Text != "" {
+		s += fmt.Sprintf(" text=%q", e.Text)
+	}
+	if e.Request != nil {
+		s += " request=" + e.Request.ID + " response=" + e.Request.Response
+	}
+	return s
+}
+
+// summarize prints the state as threads, their runs with attempts, and
+// requests, sorted.
+func summarize(st *State) string {
+	var b strings.Builder
+	ids := sortedKeys(st.Threads)
+	for _, id := range ids {
+		th := st.Threads[id]
+		fmt.Fprintf(&b, "thread %s %s provider=%s", th.ID, th.Status, th.Provider)
+		if th.ForkedFrom != "" {
+			fmt.Fprintf(&b, " fork-of=%s@%d", th.ForkedFrom, th.ForkRun)
+		}
+		if s := st.Sessions[SessionID(id)]; s != nil {
+			fmt.Fprintf(&b, " session=%s", s.State)
+		}
+		b.WriteString("\n")
+		for _, r := range st.RunsOf(id) {
+			var at []string
+			for _, a := range st.AttemptsOf(r.ID) {
+				at = append(at, fmt.Sprintf("%s/%s", a.Reason, a.Status))
+			}
+			fmt.Fprintf(&b, "  run %d %s [%s]\n", r.Ordinal, r.Status, strings.Join(at, " "))
+			for _, q := range st.RequestsOf(r.ID) {
+				fmt.Fprintf(&b, "    request %s %s %s\n", q.ID, q.Kind, q.Status)
+			}
+		}
+	}
+	var keys []string
+	for k, e := range st.Effects {
+		keys = append(keys, k+" "+e.Status)
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(&b, "effects: %s", strings.Join(keys, ", "))
+	return b.String()
+}

@@ -1,0 +1,143 @@
+package core
+
+import "strings"
+
+func (t *tx) createThread(c *Command) *Rejection {
+	title := strings.TrimSpace(c.Title)
+	if title == "" {
+		title = "thread " + itoa(len(t.st.Threads)+1)
+	}
+	th := Thread{ID: c.NewThread, Title: title, Provider: c.Provider, Caps: c.Caps, Workspace: c.Workspace,
+		Status: ThreadIdle, BudgetUSD: c.BudgetUSD, CreatedAt: c.At}
+	t.putThread(th)
+	t.receipt.Thread = th.ID
+	return nil
+}
+
+func (t *tx) renameThread(c *Command) *Rejection {
+	th := *t.st.Threads[c.Thread]
+	th.Title = strings.TrimSpace(c.Title)
+	t.putThread(th)
+	return nil
+}
+
+func (t *tx) archiveThread(c *Command) *Rejection {
+	th := *t.st.Threads[c.Thread]
+	if th.Archived {
+		return reject(ReasonInvalidState, "thread %s is already archived", th.ID)
+	}
+	if r := t.st.ActiveRun(th.ID); r != nil {
+		return reject(ReasonInvalidState, "run %d is active; interrupt it first", r.Ordinal)
+	}
+	for _, r := range t.st.RunsOf(th.ID) {
+		if r.Status == RunQueued {
+			rc := *r
+			rc.Status, rc.EndedAt = RunCancelled, t.at
+			t.putRun(rc)
+		}
+	}
+	t.stopSession(th.ID, "thread archived")
+	th = *t.st.Threads[c.Thread]
+	th.Archived, th.Status = true, ThreadArchived
+	t.putThread(th)
+	return nil
+}
+
+// fork creates a thread whose context is the source's up to a stable
+// point: the latest completed run at or before the one asked for.
+func (t *tx) fork(c *Command) *Rejection {
+	src := t.st.Threads[c.Thread]
+	upto := c.Run
+	if upto == 0 {
+		upto = src.Runs
+	}
+	point := 0
+	for _, r := range t.st.RunsOf(src.ID) {
+		if r.Ordinal <= upto && r.Status == RunCompleted {
+			point = r.Ordinal
+		}
+	}
+	if point == 0 && upto > 0 {
+		return reject(ReasonInvalidState, "thread %s has no completed run at or before run %d to fork from", src.ID, upto)
+	}
+	title := strings.TrimSpace(c.Title)
+	if title == "" {
+		title = "fork of " + src.Title
+	}
+	th := Thread{ID: c.NewThread, Title: title, Provider: src.Provider, Caps: src.Caps, Workspace: src.Workspace,
+		Status: ThreadIdle, ForkedFrom: src.ID, ForkRun: point, BudgetUSD: src.BudgetUSD, CreatedAt: c.At}
+	t.putThread(th)
+	tr := Transfer{ID: th.ID + "/fork", Kind: "fork", From: src.ID, To: th.ID, Run: point, Status: "resolved"}
+	t.emit(EvTransferUpdated, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Transfer: &tr}})
+	t.receipt.Thread, t.receipt.Ordinal = th.ID, point
+	return nil
+}
+
+// switchProvider moves a thread to another provider between runs and
+// records the handoff text the new provider will be given.
+func (t *tx) switchProvider(c *Command) *Rejection {
+	th := *t.st.Threads[c.Thread]
+	if c.Provider == "" {
+		return reject(ReasonInvalidState, "provider.switch needs a provider")
+	}
+	if r := t.st.ActiveRun(th.ID); r != nil {
+		return reject(ReasonInvalidState, "run %d is active; switch providers between runs", r.Ordinal)
+	}
+	if c.Provider == th.Provider {
+		return nil
+	}
+	var b strings.Builder
+	for _, m := range t.st.Context(th.ID, th.Runs+1) {
+		b.WriteString(m.Role + ": " + m.Text + "\n")
+	}
+	h := Handoff{ID: th.ID + "/handoff" + itoa(len(t.st.Handoffs)+1), Thread: th.ID, From: th.Provider,
+		To: c.Provider, Strategy: "full_thread_summary", Text: b.String()}
+	t.stopSession(th.ID, "provider switched")
+	t.emit(EvHandoffRecorded, Event{Thread: th.ID, Correlation: h.ID, Payload: Payload{Handoff: &h}})
+	th = *t.st.Threads[c.Thread]
+	th.Provider, th.Caps = c.Provider, c.Caps
+	t.putThread(th)
+	return nil
+}
+
+// recover reconciles the projection with a host that just started: every
+// provider process is gone (DESIGN.md §4).
+func (t *tx) recover() {
+	for _, id := range sortedKeys(t.st.Threads) {
+		th := t.st.Threads[id]
+		sess := t.st.Sessions[SessionID(id)]
+		if sess != nil && Live(sess.State) {
+			t.setSession(id, SessStopping, "host restarted", "")
+			t.setSession(id, SessStopped, "host restarted: the provider process is gone", "")
+		}
+		r := t.st.ActiveRun(id)
+		if r == nil {
+			continue
+		}
+		a := t.st.CurrentAttempt(r)
+		if a != nil {
+			t.completeEffect(a.ID+":turn", "unknown", "host restarted before the turn ended")
+		}
+		if r.Status == RunWaiting && th.Caps.DurableRequests && !r.InterruptRequested && !r.RestartPending {
+			continue // answered later, continued from the journal
+		}
+		if a != nil && a.Status == AttemptRunning {
+			t.markNotResumable(r.ID, "host restarted: the provider process is gone")
+			t.endAttemptOnly(a, AttemptInterrupted)
+		}
+		c := *t.st.Runs[r.ID]
+		c.Status, c.EndedAt = RunInterrupted, t.at
+		c.Recoverable = !r.InterruptRequested
+		if r.InterruptRequested {
+			c.Error = "interrupted by user"
+		} else {
+			c.Error = "host restarted; continue with `nexus resume " + id + "`"
+		}
+		c.InterruptRequested, c.RestartPending = false, false
+		t.putRun(c)
+		t.refreshThread(id)
+	}
+	if len(t.events) > 0 {
+		t.emit(EvHostRecovered, Event{Payload: Payload{Note: "host restarted: provider sessions stopped, active runs interrupted"}})
+	}
+}

@@ -1,0 +1,56 @@
+package core
+
+// Effect kinds. Effects never change state; their outcomes come back as
+// Observations.
+const (
+	EffStartTurn   = "start_turn"   // start (or resume) a provider turn for an attempt
+	EffSteer       = "steer"        // fold new text into the running turn
+	EffInterrupt   = "interrupt"    // ask the provider to end the turn
+	EffAnswer      = "answer"       // deliver a request response to the provider
+	EffStopSession = "stop_session" // stop the provider runtime of a thread
+	EffTimer       = "timer"        // call back with TimerFired at Deadline
+)
+
+// Effect is work for the world outside the kernel. Key is its idempotency
+// key; effects that touch the world are journaled effect.started before
+// they run (two-phase, DESIGN.md §4).
+type Effect struct {
+	Key      string `json:"key"`
+	Kind     string `json:"kind"`
+	Class    string `json:"class"`
+	Thread   string `json:"thread"`
+	Run      string `json:"run,omitempty"`
+	Attempt  string `json:"attempt,omitempty"`
+	Provider string `json:"provider,omitempty"`
+	// Turn is set for start_turn.
+	Turn *Turn `json:"turn,omitempty"`
+	// Text is the steering text for steer.
+	Text string `json:"text,omitempty"`
+	// Request is set for answer: the resolved request.
+	Request *Request `json:"request,omitempty"`
+	// Deadline (unix nanos) is set for timer.
+	Deadline int64 `json:"deadline,omitempty"`
+}
+
+// Turn is everything a provider needs to run one attempt: the conversation
+// so far (built from the journal), the instruction to act on, and what this
+// run already settled, so a recovery attempt never asks twice.
+type Turn struct {
+	Messages []Message `json:"messages"`
+	// Text is the run's own message; Instruction is the latest user text
+	// of the run (its last steering message, or Text).
+	Text        string `json:"text"`
+	Instruction string `json:"instruction"`
+	Reason      string `json:"reason"`
+	Workspace   string `json:"workspace,omitempty"`
+	// Settled are this run's resolved requests, by Key.
+	Settled []Request `json:"settled,omitempty"`
+	// UserMessages counts user messages in the context, this run's included.
+	UserMessages int `json:"userMessages"`
+}
+
+// Message is one conversation entry in a provider's context.
+type Message struct {
+	Role string `json:"role"` // user, assistant
+	Text string `json:"text"`
+}

@@ -1,0 +1,76 @@
+package core
+
+// Event is the journal envelope. Its field set and msgpack names are part of
+// the on-disk format (see store/doc.go).
+type Event struct {
+	Seq         uint64  `json:"seq" msgpack:"q"`
+	ID          string  `json:"id" msgpack:"i"`
+	Type        string  `json:"type" msgpack:"t"`
+	Thread      string  `json:"thread,omitempty" msgpack:"th,omitempty"`
+	Run         string  `json:"run,omitempty" msgpack:"ru,omitempty"`
+	Attempt     string  `json:"attempt,omitempty" msgpack:"at,omitempty"`
+	Node        string  `json:"node,omitempty" msgpack:"no,omitempty"`
+	Correlation string  `json:"correlation,omitempty" msgpack:"co,omitempty"`
+	Causation   string  `json:"causation,omitempty" msgpack:"ca,omitempty"`
+	At          int64   `json:"at" msgpack:"a"`
+	Payload     Payload `json:"payload" msgpack:"p"`
+}
+
+// Payload carries the whole updated entities of an event, so projections
+// upsert by id. Exactly the fields an event type documents are set.
+type Payload struct {
+	Thread         *Thread         `json:"thread,omitempty" msgpack:"th,omitempty"`
+	Run            *Run            `json:"run,omitempty" msgpack:"ru,omitempty"`
+	Attempt        *Attempt        `json:"attempt,omitempty" msgpack:"at,omitempty"`
+	Node           *Node           `json:"node,omitempty" msgpack:"no,omitempty"`
+	Request        *Request        `json:"request,omitempty" msgpack:"rq,omitempty"`
+	Plan           *Plan           `json:"plan,omitempty" msgpack:"pl,omitempty"`
+	Session        *Session        `json:"session,omitempty" msgpack:"se,omitempty"`
+	ProviderThread *ProviderThread `json:"providerThread,omitempty" msgpack:"pt,omitempty"`
+	Handoff        *Handoff        `json:"handoff,omitempty" msgpack:"ho,omitempty"`
+	Transfer       *Transfer       `json:"transfer,omitempty" msgpack:"tr,omitempty"`
+	Checkpoint     *Checkpoint     `json:"checkpoint,omitempty" msgpack:"cp,omitempty"`
+	Effect         *EffectRecord   `json:"effect,omitempty" msgpack:"ef,omitempty"`
+	Rejection      *Rejection      `json:"rejection,omitempty" msgpack:"rj,omitempty"`
+	Receipt        *Receipt        `json:"receipt,omitempty" msgpack:"rc,omitempty"`
+	// Text is a coalesced text delta appended to Node's text (node.text).
+	Text string `json:"text,omitempty" msgpack:"tx,omitempty"`
+	// Note is a human-readable line for warnings and activity.
+	Note string `json:"note,omitempty" msgpack:"nt,omitempty"`
+}
+
+// Event types. Part of the on-disk format: never rename, only add.
+const (
+	EvThreadUpdated   = "thread.updated"
+	EvRunUpdated      = "run.updated"
+	EvAttemptUpdated  = "attempt.updated"
+	EvNodeUpdated     = "node.updated"
+	EvNodeText        = "node.text"
+	EvRequestUpdated  = "request.updated"
+	EvPlanUpdated     = "plan.updated"
+	EvSessionUpdated  = "session.updated"
+	EvProviderThread  = "provider_thread.updated"
+	EvHandoffRecorded = "handoff.recorded"
+	EvTransferUpdated = "transfer.updated"
+	EvCheckpoint      = "checkpoint.updated"
+	EvEffectStarted   = "effect.started"
+	EvEffectCompleted = "effect.completed"
+	EvCommandRejected = "command.rejected"
+	EvCommandAccepted = "command.accepted"
+	EvRuntimeWarning  = "runtime.warning"
+	EvHostRecovered   = "host.recovered"
+)
+
+// Receipt is the first outcome of a client command id. A retried command
+// with the same id is answered with it and journals nothing new.
+type Receipt struct {
+	Command string     `json:"command" msgpack:"c"`
+	Kind    string     `json:"kind" msgpack:"k"`
+	Thread  string     `json:"thread,omitempty" msgpack:"th,omitempty"`
+	Run     string     `json:"run,omitempty" msgpack:"ru,omitempty"`
+	Ordinal int        `json:"ordinal,omitempty" msgpack:"o,omitempty"`
+	Request string     `json:"request,omitempty" msgpack:"rq,omitempty"`
+	Mode    string     `json:"mode,omitempty" msgpack:"m,omitempty"`
+	Seq     uint64     `json:"seq" msgpack:"q"`
+	Reject  *Rejection `json:"rejection,omitempty" msgpack:"rj,omitempty"`
+}

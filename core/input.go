@@ -1,0 +1,61 @@
+package core
+
+// Input is everything that goes through Decide: a command from a person or
+// script, an observation from a provider or effect, a timer, or the
+// recovery pass at host start. Exactly one of the pointers is set.
+type Input struct {
+	Command *Command     `json:"command,omitempty"`
+	Obs     *Observation `json:"obs,omitempty"`
+	Timer   *TimerFired  `json:"timer,omitempty"`
+	// Recover is the reconcile pass at host start (DESIGN.md §4).
+	Recover *Recover `json:"recover,omitempty"`
+}
+
+// Observation kinds, reported by providers and effect executors.
+const (
+	ObsTurnStarted   = "turn.started"   // provider accepted the turn
+	ObsText          = "text"           // assistant text delta (Key: node key)
+	ObsNode          = "node"           // a node started or changed (Key, NodeKind, Status, Title, Text, Parent)
+	ObsPlan          = "plan"           // todo list replaced (Items)
+	ObsRequest       = "request"        // approval or question opened (Key, RequestKind, Prompt)
+	ObsTurnEnded     = "turn.ended"     // Status completed|interrupted|failed, Error
+	ObsSessionState  = "session.state"  // runtime registry transition (Status = state)
+	ObsNativeRef     = "native_ref"     // provider thread ref learned (Text)
+	ObsEffectDone    = "effect.done"    // effect Key completed (Status, Text)
+	ObsWarning       = "warning"        // runtime warning (Text)
+	ObsRequestClosed = "request.closed" // the provider withdrew a request (Key)
+)
+
+// Observation is a fact reported by a provider or an effect executor. The
+// Runner stamps At. Observations for an attempt that is no longer current
+// are journaled as nothing: late events never change the current attempt.
+type Observation struct {
+	Kind        string     `json:"kind"`
+	At          int64      `json:"at,omitempty"`
+	Thread      string     `json:"thread"`
+	Run         string     `json:"run,omitempty"`
+	Attempt     string     `json:"attempt,omitempty"`
+	Key         string     `json:"key,omitempty"`
+	Parent      string     `json:"parent,omitempty"`
+	NodeKind    string     `json:"nodeKind,omitempty"`
+	RequestKind string     `json:"requestKind,omitempty"`
+	Status      string     `json:"status,omitempty"`
+	Title       string     `json:"title,omitempty"`
+	Text        string     `json:"text,omitempty"`
+	Prompt      string     `json:"prompt,omitempty"`
+	Items       []PlanItem `json:"items,omitempty"`
+	Error       string     `json:"error,omitempty"`
+	// Final marks the last text delta of a node (flush it now).
+	Final bool `json:"final,omitempty"`
+}
+
+// TimerFired is a deadline reached. Key names what was scheduled.
+type TimerFired struct {
+	Key string `json:"key"`
+	At  int64  `json:"at"`
+}
+
+// Recover is the reconcile pass run once when a host opens the journal.
+type Recover struct {
+	At int64 `json:"at"`
+}

@@ -1,0 +1,284 @@
+package core
+
+// Status and kind names are strings because they are part of the on-disk
+// format and of the documented --json output.
+
+// Run statuses.
+const (
+	RunQueued      = "queued"
+	RunRunning     = "running"
+	RunWaiting     = "waiting"
+	RunInterrupted = "interrupted"
+	RunCompleted   = "completed"
+	RunFailed      = "failed"
+	RunCancelled   = "cancelled"
+	RunRolledBack  = "rolled_back"
+)
+
+// Attempt reasons and statuses.
+const (
+	ReasonInitial          = "initial"
+	ReasonSteeringRestart  = "steering_restart"
+	ReasonRetry            = "retry"
+	ReasonProviderRecovery = "provider_recovery"
+
+	AttemptRunning     = "running"
+	AttemptCompleted   = "completed"
+	AttemptInterrupted = "interrupted"
+	AttemptFailed      = "failed"
+	AttemptCancelled   = "cancelled"
+	AttemptSuperseded  = "superseded"
+)
+
+// Node kinds and statuses.
+const (
+	NodeRootTurn         = "root_turn"
+	NodeAssistantMessage = "assistant_message"
+	NodeToolCall         = "tool_call"
+	NodeSubagent         = "subagent"
+	NodeApproval         = "approval"
+	NodeUserInput        = "user_input_request"
+	NodeWorkerStep       = "worker_step"
+
+	NodeRunning   = "running"
+	NodeCompleted = "completed"
+	NodeFailed    = "failed"
+	NodeCancelled = "cancelled"
+)
+
+// Request kinds and statuses.
+const (
+	RequestApproval  = "approval"
+	RequestUserInput = "user_input"
+
+	RequestPending      = "pending"
+	RequestResolved     = "resolved"
+	RequestCancelled    = "cancelled"
+	RequestNotResumable = "not_resumable"
+)
+
+// Thread statuses.
+const (
+	ThreadIdle     = "idle"
+	ThreadRunning  = "running"
+	ThreadWaiting  = "waiting"
+	ThreadFailed   = "failed"
+	ThreadArchived = "archived"
+)
+
+// Capabilities is what a provider declares it can do. The capability policy
+// (Policy) turns a command into a plan or a typed unsupported error from it.
+type Capabilities struct {
+	Steer     bool `json:"steer" msgpack:"st,omitempty"`
+	Interrupt bool `json:"interrupt" msgpack:"in,omitempty"`
+	Resume    bool `json:"resume" msgpack:"re,omitempty"`
+	Fork      bool `json:"fork" msgpack:"fo,omitempty"`
+	Rollback  bool `json:"rollback" msgpack:"rb,omitempty"`
+	Approvals bool `json:"approvals" msgpack:"ap,omitempty"`
+	UserInput bool `json:"userInput" msgpack:"ui,omitempty"`
+	Plans     bool `json:"plans" msgpack:"pl,omitempty"`
+	Subagents bool `json:"subagents" msgpack:"sa,omitempty"`
+	PTY       bool `json:"pty" msgpack:"pt,omitempty"`
+	// DurableRequests means pending requests survive the provider process:
+	// the provider can continue a turn from the journal once answered (the
+	// built-in agent). Without it a pending request of a dead session is
+	// not_resumable.
+	DurableRequests bool `json:"durableRequests" msgpack:"dr,omitempty"`
+}
+
+// Thread is a durable conversation.
+type Thread struct {
+	ID        string       `json:"id" msgpack:"id"`
+	Title     string       `json:"title" msgpack:"ti,omitempty"`
+	Provider  string       `json:"provider" msgpack:"pr"`
+	Caps      Capabilities `json:"capabilities" msgpack:"ca"`
+	Workspace string       `json:"workspace,omitempty" msgpack:"ws,omitempty"`
+	Status    string       `json:"status" msgpack:"s"`
+	// ForkedFrom and ForkRun are the lineage: this thread's context starts
+	// with ForkedFrom's runs 1..ForkRun.
+	ForkedFrom string  `json:"forkedFrom,omitempty" msgpack:"ff,omitempty"`
+	ForkRun    int     `json:"forkRun,omitempty" msgpack:"fr,omitempty"`
+	Runs       int     `json:"runCount" msgpack:"rn,omitempty"` // highest ordinal issued
+	QueueHeld  bool    `json:"queueHeld,omitempty" msgpack:"qh,omitempty"`
+	BudgetUSD  float64 `json:"budgetUsd,omitempty" msgpack:"bu,omitempty"`
+	Archived   bool    `json:"archived,omitempty" msgpack:"ar,omitempty"`
+	CreatedAt  int64   `json:"createdAt" msgpack:"ct"`
+	UpdatedAt  int64   `json:"updatedAt" msgpack:"ut"`
+}
+
+// Run is one user turn of a thread.
+type Run struct {
+	ID      string `json:"id" msgpack:"id"`
+	Thread  string `json:"thread" msgpack:"th"`
+	Ordinal int    `json:"ordinal" msgpack:"o"`
+	Status  string `json:"status" msgpack:"s"`
+	Text    string `json:"text" msgpack:"tx"`
+	// Steers are follow-up instructions folded into this run, in order.
+	Steers []string `json:"steers,omitempty" msgpack:"sr,omitempty"`
+	// Held keeps a queued run from starting until released.
+	Held bool `json:"held,omitempty" msgpack:"hd,omitempty"`
+	// Attempts is the number of attempts issued; the current one is the last.
+	Attempts int `json:"attemptCount" msgpack:"an,omitempty"`
+	// Recoverable marks a run interrupted by a host crash: `nexus resume`
+	// continues it with a provider_recovery attempt.
+	Recoverable bool `json:"recoverable,omitempty" msgpack:"rc,omitempty"`
+	// InterruptRequested is set when the user asked to interrupt and the
+	// provider has not confirmed yet.
+	InterruptRequested bool `json:"interruptRequested,omitempty" msgpack:"ir,omitempty"`
+	// RestartPending is set when a steering restart waits for the current
+	// attempt to end.
+	RestartPending bool   `json:"restartPending,omitempty" msgpack:"rp,omitempty"`
+	Reply          string `json:"reply,omitempty" msgpack:"rl,omitempty"`
+	Error          string `json:"error,omitempty" msgpack:"er,omitempty"`
+	CreatedAt      int64  `json:"createdAt" msgpack:"ct"`
+	StartedAt      int64  `json:"startedAt,omitempty" msgpack:"sa,omitempty"`
+	EndedAt        int64  `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
+}
+
+// Attempt is one provider-turn attempt of a run.
+type Attempt struct {
+	ID        string `json:"id" msgpack:"id"`
+	Run       string `json:"run" msgpack:"ru"`
+	Thread    string `json:"thread" msgpack:"th"`
+	N         int    `json:"n" msgpack:"n"`
+	Reason    string `json:"reason" msgpack:"r"`
+	Status    string `json:"status" msgpack:"s"`
+	Session   string `json:"session,omitempty" msgpack:"se,omitempty"`
+	StartedAt int64  `json:"startedAt" msgpack:"sa"`
+	EndedAt   int64  `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
+}
+
+// Node is an execution graph node under an attempt.
+type Node struct {
+	ID      string `json:"id" msgpack:"id"`
+	Attempt string `json:"attempt" msgpack:"at"`
+	Run     string `json:"run" msgpack:"ru"`
+	Thread  string `json:"thread" msgpack:"th"`
+	Parent  string `json:"parent,omitempty" msgpack:"pa,omitempty"`
+	Kind    string `json:"kind" msgpack:"k"`
+	Status  string `json:"status" msgpack:"s"`
+	Title   string `json:"title,omitempty" msgpack:"ti,omitempty"`
+	Text    string `json:"text,omitempty" msgpack:"tx,omitempty"`
+	// Key is the provider's own id for this node (tool call id, item id).
+	Key       string `json:"key,omitempty" msgpack:"ky,omitempty"`
+	StartedAt int64  `json:"startedAt" msgpack:"sa"`
+	EndedAt   int64  `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
+}
+
+// Request is an app-owned approval or user-input request.
+type Request struct {
+	ID      string `json:"id" msgpack:"id"`
+	Thread  string `json:"thread" msgpack:"th"`
+	Run     string `json:"run" msgpack:"ru"`
+	Attempt string `json:"attempt" msgpack:"at"`
+	Node    string `json:"node,omitempty" msgpack:"no,omitempty"`
+	Kind    string `json:"kind" msgpack:"k"`
+	Status  string `json:"status" msgpack:"s"`
+	Prompt  string `json:"prompt" msgpack:"p"`
+	// Key is the provider's stable name for the request (its request id,
+	// or for the built-in agent the directive that raised it).
+	Key string `json:"key,omitempty" msgpack:"ky,omitempty"`
+	// Response is allow, allow_always, deny or answer once resolved.
+	Response  string `json:"response,omitempty" msgpack:"rs,omitempty"`
+	Answer    string `json:"answer,omitempty" msgpack:"an,omitempty"`
+	Reason    string `json:"reason,omitempty" msgpack:"re,omitempty"`
+	CreatedAt int64  `json:"createdAt" msgpack:"ct"`
+}
+
+// Plan is a plan artifact: todo_list (live progress), proposed_plan or
+// questions. Each update replaces the whole list.
+type Plan struct {
+	ID    string     `json:"id" msgpack:"id"`
+	Run   string     `json:"run" msgpack:"ru"`
+	Kind  string     `json:"kind" msgpack:"k"`
+	Items []PlanItem `json:"items" msgpack:"it"`
+}
+
+// PlanItem is one entry of a plan.
+type PlanItem struct {
+	Text   string `json:"text" msgpack:"t"`
+	Status string `json:"status" msgpack:"s"` // pending, in_progress, completed
+}
+
+// Session is one live provider runtime.
+type Session struct {
+	ID       string `json:"id" msgpack:"id"`
+	Thread   string `json:"thread" msgpack:"th"`
+	Provider string `json:"provider" msgpack:"pr"`
+	State    string `json:"state" msgpack:"s"`
+	Reason   string `json:"reason,omitempty" msgpack:"re,omitempty"`
+}
+
+// ProviderThread is a durable provider-side conversation.
+type ProviderThread struct {
+	ID        string `json:"id" msgpack:"id"`
+	Thread    string `json:"thread" msgpack:"th"`
+	Provider  string `json:"provider" msgpack:"pr"`
+	NativeRef string `json:"nativeRef,omitempty" msgpack:"nr,omitempty"`
+	Available bool   `json:"available" msgpack:"av"`
+}
+
+// Handoff is the auditable text injected when switching provider.
+type Handoff struct {
+	ID       string `json:"id" msgpack:"id"`
+	Thread   string `json:"thread" msgpack:"th"`
+	From     string `json:"from" msgpack:"fr"`
+	To       string `json:"to" msgpack:"to"`
+	Strategy string `json:"strategy" msgpack:"st"` // delta, full_thread_summary
+	Text     string `json:"text" msgpack:"tx"`
+}
+
+// Transfer is a fork or merge_back context transfer.
+type Transfer struct {
+	ID     string `json:"id" msgpack:"id"`
+	Kind   string `json:"kind" msgpack:"k"` // fork, merge_back
+	From   string `json:"from" msgpack:"fr"`
+	To     string `json:"to" msgpack:"to"`
+	Run    int    `json:"run,omitempty" msgpack:"ru,omitempty"`
+	Status string `json:"status" msgpack:"s"`
+	Text   string `json:"text,omitempty" msgpack:"tx,omitempty"`
+}
+
+// Checkpoint is a workspace snapshot for one scope.
+type Checkpoint struct {
+	ID     string `json:"id" msgpack:"id"`
+	Thread string `json:"thread" msgpack:"th"`
+	Run    int    `json:"run" msgpack:"ru"`
+	Scope  string `json:"scope" msgpack:"sc"`
+	Status string `json:"status" msgpack:"s"` // ready, missing, error, stale
+	Ref    string `json:"ref,omitempty" msgpack:"rf,omitempty"`
+	Reason string `json:"reason,omitempty" msgpack:"re,omitempty"`
+}
+
+// EffectRecord is the journaled two-phase record of an effect.
+type EffectRecord struct {
+	Key    string `json:"key" msgpack:"k"`
+	Kind   string `json:"kind" msgpack:"ki"`
+	Class  string `json:"class" msgpack:"c"`
+	Run    string `json:"run,omitempty" msgpack:"ru,omitempty"`
+	Status string `json:"status" msgpack:"s"` // started, completed, failed, unknown
+	Result string `json:"result,omitempty" msgpack:"rs,omitempty"`
+}
+
+// Rejection records why the decider refused a well-formed command.
+type Rejection struct {
+	Command string `json:"command" msgpack:"c"`
+	Reason  string `json:"reason" msgpack:"r"`
+	Detail  string `json:"detail" msgpack:"d"`
+}
+
+// Rejection reasons.
+const (
+	ReasonUnsupported     = "unsupported_capability"
+	ReasonInvalidState    = "invalid_state"
+	ReasonNotResumable    = "not_resumable"
+	ReasonAlreadyResolved = "already_resolved"
+)
+
+// Side-effect classes of an effect (DESIGN.md §4).
+const (
+	ClassPure         = "pure"
+	ClassIdempotent   = "idempotent"
+	ClassReversible   = "reversible"
+	ClassIrreversible = "irreversible"
+)

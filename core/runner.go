@@ -1,0 +1,390 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// DefaultSnapshotEvery is how many events may pass between snapshots.
+const DefaultSnapshotEvery = 10000
+
+// TextFlushInterval bounds how long a streamed text delta stays out of the
+// journal (DESIGN.md §3: coalesced at most every second).
+const TextFlushInterval = time.Second
+
+// ErrStopped is returned to callers when the Runner has stopped.
+var ErrStopped = errors.New("core: the host is stopping; try again")
+
+// RunnerConfig wires a Runner.
+type RunnerConfig struct {
+	Journal Journal
+	// Exec starts an effect; it must not block. Outcomes come back through
+	// Runner.Observe. Timers are handled by the Runner itself.
+	Exec func(Effect)
+	// SnapshotEvery events (default DefaultSnapshotEvery).
+	SnapshotEvery uint64
+	// Now is the edge clock (default time.Now).
+	Now func() time.Time
+}
+
+// Runner is the goroutine that owns the Kernel: it feeds inputs through
+// Decide, appends each batch's events to the journal (one fsync for the
+// batch), only then publishes them and starts effects, and answers the
+// callers. It implements Backend.
+type Runner struct {
+	cfg     RunnerConfig
+	k       *Kernel
+	inbox   chan *call
+	stopped chan struct{}
+	subs    map[*sub]struct{}
+	texts   map[string]*textBuf // attempt/key -> pending delta
+	order   []string            // text buffer keys in arrival order
+	timers  map[*time.Timer]struct{}
+	sinceSn uint64
+	wg      sync.WaitGroup
+	mu      sync.Mutex // guards timers
+	exited  bool
+}
+
+type call struct {
+	in    *Input
+	get   bool // State
+	sub   *sub // Subscribe
+	from  uint64
+	flush string // text buffer key to flush
+	reply chan result
+	// pending is the result sent once the batch is durable.
+	pending result
+}
+
+type result struct {
+	receipt *Receipt
+	state   *State
+	seq     uint64
+	err     error
+}
+
+type textBuf struct {
+	obs   Observation
+	timer *time.Timer
+}
+
+// NewRunner loads the newest valid snapshot and replays the journal's tail.
+func NewRunner(cfg RunnerConfig) (*Runner, error) {
+	if cfg.SnapshotEvery == 0 {
+		cfg.SnapshotEvery = DefaultSnapshotEvery
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Exec == nil {
+		cfg.Exec = func(Effect) {}
+	}
+	st, err := Load(context.Background(), cfg.Journal)
+	if err != nil {
+		return nil, err
+	}
+	return &Runner{cfg: cfg, k: NewKernel(st), inbox: make(chan *call, 1024), stopped: make(chan struct{}),
+		subs: map[*sub]struct{}{}, texts: map[string]*textBuf{}, timers: map[*time.Timer]struct{}{}}, nil
+}
+
+// Load builds the projection from the newest valid snapshot plus the tail.
+func Load(ctx context.Context, j Journal) (*State, error) {
+	st, err := j.LoadSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		st = NewState()
+	}
+	st.Reindex()
+	err = j.Read(ctx, st.Seq+1, func(ev Event) error { return st.Apply(&ev) })
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Run owns the kernel until ctx ends. It first reconciles the projection
+// with a fresh start (provider processes are gone). On return it has
+// flushed streamed text and written a snapshot.
+func (r *Runner) Run(ctx context.Context) error {
+	defer close(r.stopped)
+	r.step(&call{in: &Input{Recover: &Recover{At: r.now()}}})
+	if err := r.commit(nil); err != nil {
+		return err
+	}
+	for {
+		var batch []*call
+		select {
+		case c := <-r.inbox:
+			batch = append(batch, c)
+		case <-ctx.Done():
+			return r.shutdown()
+		}
+	drain:
+		for len(batch) < 512 {
+			select {
+			case c := <-r.inbox:
+				batch = append(batch, c)
+			default:
+				break drain
+			}
+		}
+		var answered []*call
+		for _, c := range batch {
+			if r.step(c) {
+				answered = append(answered, c)
+			}
+		}
+		if err := r.commit(answered); err != nil {
+			return err
+		}
+	}
+}
+
+// step handles one call; it reports whether the call waits for the commit.
+func (r *Runner) step(c *call) bool {
+	switch {
+	case c.get:
+		c.reply <- result{state: r.k.State().Clone()}
+		return false
+	case c.sub != nil:
+		r.subs[c.sub] = struct{}{}
+		if c.from == 0 {
+			c.reply <- result{state: r.k.State().Clone()}
+		} else {
+			c.reply <- result{seq: r.k.State().Seq}
+		}
+		return false
+	case c.flush != "":
+		r.flushText(c.flush)
+		return false
+	}
+	in := c.in
+	if in.Obs != nil && in.Obs.Kind == ObsText && r.bufferText(in.Obs) {
+		return false
+	}
+	if th := inputThread(in); th != "" {
+		r.flushThread(th)
+	}
+	rec, err := r.k.Step(*in)
+	if c.reply != nil {
+		c.rec(rec, err)
+	}
+	return c.reply != nil
+}
+
+func (c *call) rec(rec *Receipt, err error) { c.pending = result{receipt: rec, err: err} }
+
+func inputThread(in *Input) string {
+	switch {
+	case in.Command != nil:
+		return in.Command.Thread
+	case in.Obs != nil:
+		return in.Obs.Thread
+	}
+	return ""
+}
+
+// commit appends the pending events (one journal call, one fsync), then
+// publishes them, starts effects and answers the callers.
+func (r *Runner) commit(answered []*call) error {
+	rd := r.k.Ready()
+	if len(rd.Events) > 0 {
+		if err := r.cfg.Journal.Append(context.Background(), rd.Commits); err != nil {
+			// The in-memory state is ahead of the journal: rebuild it from
+			// what is durable and tell every caller of this batch.
+			st, lerr := Load(context.Background(), r.cfg.Journal)
+			for _, c := range answered {
+				c.reply <- result{err: fmt.Errorf("journal append failed, nothing was recorded: %w", err)}
+			}
+			if lerr != nil {
+				return fmt.Errorf("core: journal append failed (%v) and reload failed: %w", err, lerr)
+			}
+			r.k = NewKernel(st)
+			return nil
+		}
+		for _, ev := range rd.Events {
+			r.publish(ev)
+		}
+		r.sinceSn += uint64(len(rd.Events))
+	}
+	for _, e := range rd.Effects {
+		if e.Kind == EffTimer {
+			r.schedule(e)
+			continue
+		}
+		r.cfg.Exec(e)
+	}
+	for _, c := range answered {
+		c.reply <- c.pending
+	}
+	r.k.Advance()
+	if r.sinceSn >= r.cfg.SnapshotEvery {
+		r.sinceSn = 0
+		snap := r.k.State().Clone()
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			_ = r.cfg.Journal.SaveSnapshot(snap) // a failed snapshot only costs replay time
+		}()
+	}
+	return nil
+}
+
+func (r *Runner) publish(ev Event) {
+	for s := range r.subs {
+		if !s.push(ev) {
+			delete(r.subs, s)
+		}
+	}
+}
+
+func (r *Runner) schedule(e Effect) {
+	d := time.Duration(e.Deadline - r.now())
+	key := e.Key
+	var tm *time.Timer
+	tm = time.AfterFunc(d, func() {
+		r.mu.Lock()
+		delete(r.timers, tm)
+		r.mu.Unlock()
+		_ = r.post(context.Background(), &call{in: &Input{Timer: &TimerFired{Key: key, At: r.now()}}})
+	})
+	r.mu.Lock()
+	r.timers[tm] = struct{}{}
+	r.mu.Unlock()
+}
+
+func (r *Runner) shutdown() error {
+	for _, key := range append([]string(nil), r.order...) {
+		r.flushText(key)
+	}
+	err := r.commit(nil)
+	r.mu.Lock()
+	r.exited = true
+	for tm := range r.timers {
+		tm.Stop()
+	}
+	r.mu.Unlock()
+	for s := range r.subs {
+		s.end(ErrStopped)
+	}
+	r.wg.Wait()
+	if serr := r.cfg.Journal.SaveSnapshot(r.k.State().Clone()); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}
+
+func (r *Runner) now() int64 { return r.cfg.Now().UnixNano() }
+
+func (r *Runner) post(ctx context.Context, c *call) error {
+	select {
+	case r.inbox <- c:
+		return nil
+	case <-r.stopped:
+		return ErrStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *Runner) roundTrip(ctx context.Context, c *call) (result, error) {
+	c.reply = make(chan result, 1)
+	if err := r.post(ctx, c); err != nil {
+		return result{}, err
+	}
+	select {
+	case res := <-c.reply:
+		return res, nil
+	case <-r.stopped:
+		select {
+		case res := <-c.reply:
+			return res, nil
+		default:
+		}
+		return result{}, ErrStopped
+	case <-ctx.Done():
+		return result{}, ctx.Err()
+	}
+}
+
+// Submit implements Backend. The edge assigns the command id (when the
+// client gave none), the time and a new thread id.
+func (r *Runner) Submit(ctx context.Context, cmd Command) (*Receipt, error) {
+	if cmd.ID == "" {
+		cmd.ID = NewID("c")
+	}
+	cmd.At = r.now()
+	if (cmd.Kind == CmdThreadCreate || cmd.Kind == CmdThreadFork) && cmd.NewThread == "" {
+		cmd.NewThread = NewID("t")
+	}
+	if err := cmd.Validate(); err != nil {
+		return nil, err
+	}
+	res, err := r.roundTrip(ctx, &call{in: &Input{Command: &cmd}})
+	if err != nil {
+		return nil, err
+	}
+	return res.receipt, res.err
+}
+
+// Observe feeds a provider observation to the kernel. It blocks only while
+// the inbox is full.
+func (r *Runner) Observe(ctx context.Context, o Observation) error {
+	if o.At == 0 {
+		o.At = r.now()
+	}
+	return r.post(ctx, &call{in: &Input{Obs: &o}})
+}
+
+// State implements Backend.
+func (r *Runner) State(ctx context.Context) (*State, error) {
+	res, err := r.roundTrip(ctx, &call{get: true})
+	if err != nil {
+		return nil, err
+	}
+	return res.state, nil
+}
+
+// Subscribe implements Backend.
+func (r *Runner) Subscribe(ctx context.Context, from uint64) (*Subscription, error) {
+	s := newSub()
+	res, err := r.roundTrip(ctx, &call{sub: s, from: from})
+	if err != nil {
+		return nil, err
+	}
+	var history func(func(Event) error) error
+	if from > 0 && from <= res.seq {
+		upto := res.seq
+		history = func(send func(Event) error) error {
+			err := r.cfg.Journal.Read(ctx, from, func(ev Event) error {
+				if ev.Seq > upto {
+					return errStopRead
+				}
+				return send(ev)
+			})
+			if errors.Is(err, errStopRead) {
+				return nil
+			}
+			return err
+		}
+	}
+	go s.pump(ctx, history)
+	return &Subscription{State: res.state, Events: s.out, Err: s.errFunc()}, nil
+}
+
+var errStopRead = errors.New("stop")
+
+// NewID returns a short random id with a prefix, e.g. t3f9a2c.
+func NewID(prefix string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])[:7]
+}

@@ -1,0 +1,350 @@
+package core
+
+import (
+	"fmt"
+	"sort"
+)
+
+// State is the projection of the journal: every entity by id, the command
+// receipts, and the seq it covers.
+//
+// Invariant: entities stored in State are never mutated after they are
+// stored. Apply replaces a pointer with the one from the event; Decide
+// copies an entity before changing it. So Clone is a shallow copy of the
+// maps and a snapshot can be encoded while the Runner goes on.
+type State struct {
+	Seq             uint64                     `json:"seq" msgpack:"seq"`
+	Threads         map[string]*Thread         `json:"threads" msgpack:"threads"`
+	Runs            map[string]*Run            `json:"runs" msgpack:"runs"`
+	Attempts        map[string]*Attempt        `json:"attempts" msgpack:"attempts"`
+	Nodes           map[string]*Node           `json:"nodes" msgpack:"nodes"`
+	Requests        map[string]*Request        `json:"requests" msgpack:"requests"`
+	Plans           map[string]*Plan           `json:"plans" msgpack:"plans"`
+	Sessions        map[string]*Session        `json:"sessions" msgpack:"sessions"`
+	ProviderThreads map[string]*ProviderThread `json:"providerThreads" msgpack:"pthreads"`
+	Handoffs        map[string]*Handoff        `json:"handoffs" msgpack:"handoffs"`
+	Transfers       map[string]*Transfer       `json:"transfers" msgpack:"transfers"`
+	Checkpoints     map[string]*Checkpoint     `json:"checkpoints" msgpack:"checkpoints"`
+	Effects         map[string]*EffectRecord   `json:"effects" msgpack:"effects"`
+	Receipts        map[string]*Receipt        `json:"receipts" msgpack:"receipts"`
+	// RequestCount numbers request ids (R1, R2, ...).
+	RequestCount int `json:"requestCount" msgpack:"reqn"`
+
+	idx *index // derived, rebuilt on load; never encoded
+}
+
+// index holds derived lookups. It is rebuilt from the maps, so it is not
+// part of a snapshot.
+type index struct {
+	runs     map[string][]string // thread -> run ids by ordinal
+	attempts map[string][]string // run -> attempt ids in order
+	nodes    map[string][]string // attempt -> node ids in order
+	requests map[string][]string // run -> request ids in order
+}
+
+// NewState returns an empty projection.
+func NewState() *State {
+	st := &State{}
+	st.init()
+	return st
+}
+
+func (st *State) init() {
+	if st.Threads == nil {
+		st.Threads = map[string]*Thread{}
+	}
+	if st.Runs == nil {
+		st.Runs = map[string]*Run{}
+	}
+	if st.Attempts == nil {
+		st.Attempts = map[string]*Attempt{}
+	}
+	if st.Nodes == nil {
+		st.Nodes = map[string]*Node{}
+	}
+	if st.Requests == nil {
+		st.Requests = map[string]*Request{}
+	}
+	if st.Plans == nil {
+		st.Plans = map[string]*Plan{}
+	}
+	if st.Sessions == nil {
+		st.Sessions = map[string]*Session{}
+	}
+	if st.ProviderThreads == nil {
+		st.ProviderThreads = map[string]*ProviderThread{}
+	}
+	if st.Handoffs == nil {
+		st.Handoffs = map[string]*Handoff{}
+	}
+	if st.Transfers == nil {
+		st.Transfers = map[string]*Transfer{}
+	}
+	if st.Checkpoints == nil {
+		st.Checkpoints = map[string]*Checkpoint{}
+	}
+	if st.Effects == nil {
+		st.Effects = map[string]*EffectRecord{}
+	}
+	if st.Receipts == nil {
+		st.Receipts = map[string]*Receipt{}
+	}
+}
+
+// Reindex rebuilds the derived lookups; call it after decoding a State.
+func (st *State) Reindex() {
+	st.init()
+	ix := &index{runs: map[string][]string{}, attempts: map[string][]string{},
+		nodes: map[string][]string{}, requests: map[string][]string{}}
+	for id, r := range st.Runs {
+		ix.runs[r.Thread] = append(ix.runs[r.Thread], id)
+	}
+	for id, a := range st.Attempts {
+		ix.attempts[a.Run] = append(ix.attempts[a.Run], id)
+	}
+	for id, n := range st.Nodes {
+		ix.nodes[n.Attempt] = append(ix.nodes[n.Attempt], id)
+	}
+	for id, q := range st.Requests {
+		ix.requests[q.Run] = append(ix.requests[q.Run], id)
+	}
+	for _, ids := range ix.runs {
+		sort.Slice(ids, func(i, j int) bool { return st.Runs[ids[i]].Ordinal < st.Runs[ids[j]].Ordinal })
+	}
+	for _, ids := range ix.attempts {
+		sort.Slice(ids, func(i, j int) bool { return st.Attempts[ids[i]].N < st.Attempts[ids[j]].N })
+	}
+	for _, ids := range ix.nodes {
+		sort.Slice(ids, func(i, j int) bool { return nodeLess(st.Nodes[ids[i]], st.Nodes[ids[j]]) })
+	}
+	for _, ids := range ix.requests {
+		sort.Slice(ids, func(i, j int) bool { return requestLess(st.Requests[ids[i]], st.Requests[ids[j]]) })
+	}
+	st.idx = ix
+}
+
+// nodeLess orders nodes of one attempt by creation: their ids are numbered.
+func nodeLess(a, b *Node) bool { return idLess(a.ID, b.ID) }
+
+func requestLess(a, b *Request) bool { return idLess(a.ID, b.ID) }
+
+// idLess orders ids that end in a number by that number, then as strings.
+func idLess(a, b string) bool {
+	na, nb := trailingNumber(a), trailingNumber(b)
+	if na != nb {
+		return na < nb
+	}
+	return a < b
+}
+
+func trailingNumber(s string) int {
+	n, mul := 0, 1
+	for i := len(s) - 1; i >= 0 && s[i] >= '0' && s[i] <= '9'; i-- {
+		n += int(s[i]-'0') * mul
+		mul *= 10
+	}
+	return n
+}
+
+// Clone returns a copy that shares the immutable entities.
+func (st *State) Clone() *State {
+	c := &State{Seq: st.Seq, RequestCount: st.RequestCount}
+	c.Threads = cloneMap(st.Threads)
+	c.Runs = cloneMap(st.Runs)
+	c.Attempts = cloneMap(st.Attempts)
+	c.Nodes = cloneMap(st.Nodes)
+	c.Requests = cloneMap(st.Requests)
+	c.Plans = cloneMap(st.Plans)
+	c.Sessions = cloneMap(st.Sessions)
+	c.ProviderThreads = cloneMap(st.ProviderThreads)
+	c.Handoffs = cloneMap(st.Handoffs)
+	c.Transfers = cloneMap(st.Transfers)
+	c.Checkpoints = cloneMap(st.Checkpoints)
+	c.Effects = cloneMap(st.Effects)
+	c.Receipts = cloneMap(st.Receipts)
+	c.Reindex()
+	return c
+}
+
+func cloneMap[V any](m map[string]*V) map[string]*V {
+	c := make(map[string]*V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// Apply folds one event into the projection. It is pure and total: an
+// event it does not know changes only Seq, so old binaries can read new
+// journals.
+func (st *State) Apply(ev *Event) error {
+	if st.idx == nil {
+		st.Reindex()
+	}
+	if ev.Seq != st.Seq+1 {
+		return fmt.Errorf("core: apply seq %d after %d: journal has a gap", ev.Seq, st.Seq)
+	}
+	st.Seq = ev.Seq
+	p := &ev.Payload
+	if p.Thread != nil {
+		st.Threads[p.Thread.ID] = p.Thread
+	}
+	if p.Run != nil {
+		if _, ok := st.Runs[p.Run.ID]; !ok {
+			st.idx.runs[p.Run.Thread] = append(st.idx.runs[p.Run.Thread], p.Run.ID)
+		}
+		st.Runs[p.Run.ID] = p.Run
+	}
+	if p.Attempt != nil {
+		if _, ok := st.Attempts[p.Attempt.ID]; !ok {
+			st.idx.attempts[p.Attempt.Run] = append(st.idx.attempts[p.Attempt.Run], p.Attempt.ID)
+		}
+		st.Attempts[p.Attempt.ID] = p.Attempt
+	}
+	if p.Node != nil {
+		if _, ok := st.Nodes[p.Node.ID]; !ok {
+			st.idx.nodes[p.Node.Attempt] = append(st.idx.nodes[p.Node.Attempt], p.Node.ID)
+		}
+		st.Nodes[p.Node.ID] = p.Node
+	}
+	if ev.Type == EvNodeText {
+		if n := st.Nodes[ev.Node]; n != nil {
+			c := *n
+			c.Text += p.Text
+			st.Nodes[c.ID] = &c
+		}
+	}
+	if p.Request != nil {
+		if _, ok := st.Requests[p.Request.ID]; !ok {
+			st.idx.requests[p.Request.Run] = append(st.idx.requests[p.Request.Run], p.Request.ID)
+			st.RequestCount++
+		}
+		st.Requests[p.Request.ID] = p.Request
+	}
+	if p.Plan != nil {
+		st.Plans[p.Plan.ID] = p.Plan
+	}
+	if p.Session != nil {
+		st.Sessions[p.Session.ID] = p.Session
+	}
+	if p.ProviderThread != nil {
+		st.ProviderThreads[p.ProviderThread.ID] = p.ProviderThread
+	}
+	if p.Handoff != nil {
+		st.Handoffs[p.Handoff.ID] = p.Handoff
+	}
+	if p.Transfer != nil {
+		st.Transfers[p.Transfer.ID] = p.Transfer
+	}
+	if p.Checkpoint != nil {
+		st.Checkpoints[p.Checkpoint.ID] = p.Checkpoint
+	}
+	if p.Effect != nil {
+		st.Effects[p.Effect.Key] = p.Effect
+	}
+	if p.Receipt != nil {
+		st.Receipts[p.Receipt.Command] = p.Receipt
+	}
+	return nil
+}
+
+// RunsOf returns the runs of a thread by ordinal.
+func (st *State) RunsOf(thread string) []*Run {
+	ids := st.index().runs[thread]
+	out := make([]*Run, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, st.Runs[id])
+	}
+	return out
+}
+
+// AttemptsOf returns the attempts of a run in order.
+func (st *State) AttemptsOf(run string) []*Attempt {
+	ids := st.index().attempts[run]
+	out := make([]*Attempt, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, st.Attempts[id])
+	}
+	return out
+}
+
+// NodesOf returns the nodes of an attempt in creation order.
+func (st *State) NodesOf(attempt string) []*Node {
+	ids := st.index().nodes[attempt]
+	out := make([]*Node, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, st.Nodes[id])
+	}
+	return out
+}
+
+// RequestsOf returns the requests of a run in creation order.
+func (st *State) RequestsOf(run string) []*Request {
+	ids := st.index().requests[run]
+	out := make([]*Request, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, st.Requests[id])
+	}
+	return out
+}
+
+func (st *State) index() *index {
+	if st.idx == nil {
+		st.Reindex()
+	}
+	return st.idx
+}
+
+// RunByOrdinal returns run n of a thread, or nil.
+func (st *State) RunByOrdinal(thread string, n int) *Run {
+	return st.Runs[RunID(thread, n)]
+}
+
+// CurrentAttempt returns the last attempt of a run, or nil.
+func (st *State) CurrentAttempt(r *Run) *Attempt {
+	if r == nil || r.Attempts == 0 {
+		return nil
+	}
+	return st.Attempts[AttemptID(r.ID, r.Attempts)]
+}
+
+// ActiveRun returns the thread's run that is running or waiting, or nil.
+func (st *State) ActiveRun(thread string) *Run {
+	for _, r := range st.RunsOf(thread) {
+		if r.Status == RunRunning || r.Status == RunWaiting {
+			return r
+		}
+	}
+	return nil
+}
+
+// Ids are derived from their parents so Decide stays pure and people can
+// read them: t3f9a2c, t3f9a2c/1, t3f9a2c/1/a2, t3f9a2c/1/a2/n3.
+
+// RunID is the id of run n of a thread.
+func RunID(thread string, n int) string { return fmt.Sprintf("%s/%d", thread, n) }
+
+// AttemptID is the id of attempt n of a run.
+func AttemptID(run string, n int) string { return fmt.Sprintf("%s/a%d", run, n) }
+
+// NodeID is the id of node n of an attempt.
+func NodeID(attempt string, n int) string { return fmt.Sprintf("%s/n%d", attempt, n) }
+
+// PlanID is the id of a run's todo list.
+func PlanID(run string) string { return run + "/todo" }
+
+// SessionID is the id of a thread's live provider session.
+func SessionID(thread string) string { return thread + "/session" }
+
+// NodeByKey returns the node of an attempt with a provider key, or nil.
+func (st *State) NodeByKey(attempt, key string) *Node {
+	if key == "" {
+		return nil
+	}
+	for _, n := range st.NodesOf(attempt) {
+		if n.Key == key {
+			return n
+		}
+	}
+	return nil
+}

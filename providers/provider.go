@@ -1,0 +1,25 @@
+package providers
+
+import (
+	"context"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// Provider runs the effects addressed to one provider profile.
+type Provider interface {
+	// Capabilities is what the profile declares; the kernel's capability
+	// policy decides from it (steer in place or restart, durable requests).
+	Capabilities() core.Capabilities
+	// Handle starts an effect. It must not block: long work runs on the
+	// provider's own goroutines and reports through the Sink.
+	Handle(e core.Effect)
+	// Close stops every session of the provider and waits for its
+	// goroutines.
+	Close()
+}
+
+// Sink receives observations; the Runner implements it.
+type Sink interface {
+	Observe(ctx context.Context, o core.Observation) error
+}
