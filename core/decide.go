@@ -75,6 +75,10 @@ func Decide(st *State, in Input) ([]Event, []Effect, *Receipt, error) {
 		t := &tx{st: st, at: in.Recover.At}
 		t.recover()
 		return t.events, t.effects, nil, nil
+	case in.Shutdown != nil:
+		t := &tx{st: st, at: in.Shutdown.At}
+		t.shutdown()
+		return t.events, nil, nil, nil
 	}
 	return nil, nil, nil, refuse("empty input")
 }

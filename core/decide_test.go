@@ -171,6 +171,8 @@ func (h *harness) do(t *testing.T, line string) string {
 		in.Timer = &TimerFired{Key: args["key"], At: h.clock}
 	case "recover":
 		in.Recover = &Recover{At: h.clock}
+	case "shutdown":
+		in.Shutdown = &Recover{At: h.clock}
 	case "state":
 		return summarize(h.st)
 	default:

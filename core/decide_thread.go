@@ -1,6 +1,9 @@
 package core
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 func (t *tx) createThread(c *Command) *Rejection {
 	title := strings.TrimSpace(c.Title)
@@ -103,10 +106,12 @@ func (t *tx) switchProvider(c *Command) *Rejection {
 // recover reconciles the projection with a host that just started: every
 // provider process is gone (DESIGN.md §4).
 func (t *tx) recover() {
+	sessions, runs := 0, 0
 	for _, id := range sortedKeys(t.st.Threads) {
 		th := t.st.Threads[id]
 		sess := t.st.Sessions[SessionID(id)]
 		if sess != nil && Live(sess.State) {
+			sessions++
 			t.setSession(id, SessStopping, "host restarted", "")
 			t.setSession(id, SessStopped, "host restarted: the provider process is gone", "")
 		}
@@ -125,6 +130,7 @@ func (t *tx) recover() {
 			t.markNotResumable(r.ID, "host restarted: the provider process is gone")
 			t.endAttemptOnly(a, AttemptInterrupted)
 		}
+		runs++
 		c := *t.st.Runs[r.ID]
 		c.Status, c.EndedAt = RunInterrupted, t.at
 		c.Recoverable = !r.InterruptRequested
@@ -138,6 +144,19 @@ func (t *tx) recover() {
 		t.refreshThread(id)
 	}
 	if len(t.events) > 0 {
-		t.emit(EvHostRecovered, Event{Payload: Payload{Note: "host restarted: provider sessions stopped, active runs interrupted"}})
+		t.emit(EvHostRecovered, Event{Payload: Payload{Note: fmt.Sprintf(
+			"host restarted: %d provider session(s) stopped, %d active run(s) interrupted", sessions, runs)}})
+	}
+}
+
+// shutdown stops the sessions of threads with no active run when a host
+// exits cleanly. Sessions serving a run are left for the next host's
+// recovery pass, which interrupts the run and keeps it resumable.
+func (t *tx) shutdown() {
+	for _, id := range sortedKeys(t.st.Threads) {
+		if Live(t.sessionState(id)) && t.st.ActiveRun(id) == nil {
+			t.setSession(id, SessStopping, "host stopped", "")
+			t.setSession(id, SessStopped, "host stopped", "")
+		}
 	}
 }

@@ -9,6 +9,9 @@ type Input struct {
 	Timer   *TimerFired  `json:"timer,omitempty"`
 	// Recover is the reconcile pass at host start (DESIGN.md §4).
 	Recover *Recover `json:"recover,omitempty"`
+	// Shutdown is the clean-exit pass: idle sessions are stopped so the
+	// next host has nothing to reconcile for them.
+	Shutdown *Recover `json:"shutdown,omitempty"`
 }
 
 // Observation kinds, reported by providers and effect executors.

@@ -46,6 +46,7 @@ type Runner struct {
 	order   []string            // text buffer keys in arrival order
 	timers  map[*time.Timer]struct{}
 	sinceSn uint64
+	snapSeq uint64 // seq of the newest snapshot written or loaded
 	wg      sync.WaitGroup
 	mu      sync.Mutex // guards timers
 	exited  bool
@@ -85,29 +86,36 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	if cfg.Exec == nil {
 		cfg.Exec = func(Effect) {}
 	}
-	st, err := Load(context.Background(), cfg.Journal)
+	st, snapSeq, err := load(context.Background(), cfg.Journal)
 	if err != nil {
 		return nil, err
 	}
-	return &Runner{cfg: cfg, k: NewKernel(st), inbox: make(chan *call, 1024), stopped: make(chan struct{}),
+	return &Runner{cfg: cfg, snapSeq: snapSeq, k: NewKernel(st), inbox: make(chan *call, 1024), stopped: make(chan struct{}),
 		subs: map[*sub]struct{}{}, texts: map[string]*textBuf{}, timers: map[*time.Timer]struct{}{}}, nil
 }
 
 // Load builds the projection from the newest valid snapshot plus the tail.
 func Load(ctx context.Context, j Journal) (*State, error) {
+	st, _, err := load(ctx, j)
+	return st, err
+}
+
+// load also returns the seq of the snapshot it started from.
+func load(ctx context.Context, j Journal) (*State, uint64, error) {
 	st, err := j.LoadSnapshot()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if st == nil {
 		st = NewState()
 	}
+	snapSeq := st.Seq
 	st.Reindex()
 	err = j.Read(ctx, st.Seq+1, func(ev Event) error { return st.Apply(&ev) })
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return st, nil
+	return st, snapSeq, nil
 }
 
 // Run owns the kernel until ctx ends. It first reconciles the projection
@@ -138,6 +146,14 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 		var answered []*call
 		for _, c := range batch {
+			// A read sees only durable state: commit what is pending first,
+			// so a subscriber's snapshot and its first event never overlap.
+			if (c.get || c.sub != nil) && (r.k.HasReady() || len(answered) > 0) {
+				if err := r.commit(answered); err != nil {
+					return err
+				}
+				answered = nil
+			}
 			if r.step(c) {
 				answered = append(answered, c)
 			}
@@ -200,7 +216,7 @@ func (r *Runner) commit(answered []*call) error {
 		if err := r.cfg.Journal.Append(context.Background(), rd.Commits); err != nil {
 			// The in-memory state is ahead of the journal: rebuild it from
 			// what is durable and tell every caller of this batch.
-			st, lerr := Load(context.Background(), r.cfg.Journal)
+			st, _, lerr := load(context.Background(), r.cfg.Journal)
 			for _, c := range answered {
 				c.reply <- result{err: fmt.Errorf("journal append failed, nothing was recorded: %w", err)}
 			}
@@ -229,6 +245,7 @@ func (r *Runner) commit(answered []*call) error {
 	if r.sinceSn >= r.cfg.SnapshotEvery {
 		r.sinceSn = 0
 		snap := r.k.State().Clone()
+		r.snapSeq = snap.Seq
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
@@ -265,6 +282,7 @@ func (r *Runner) shutdown() error {
 	for _, key := range append([]string(nil), r.order...) {
 		r.flushText(key)
 	}
+	_, _ = r.k.Step(Input{Shutdown: &Recover{At: r.now()}})
 	err := r.commit(nil)
 	r.mu.Lock()
 	r.exited = true
@@ -276,8 +294,11 @@ func (r *Runner) shutdown() error {
 		s.end(ErrStopped)
 	}
 	r.wg.Wait()
-	if serr := r.cfg.Journal.SaveSnapshot(r.k.State().Clone()); serr != nil && err == nil {
-		err = serr
+	// A clean exit snapshots, unless nothing happened since the last one.
+	if st := r.k.State(); st.Seq != r.snapSeq {
+		if serr := r.cfg.Journal.SaveSnapshot(st.Clone()); serr != nil && err == nil {
+			err = serr
+		}
 	}
 	return err
 }

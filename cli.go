@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// Exit codes (DESIGN.md §9).
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	exitWaiting = 3
+	exitLocked  = 4
+)
+
+// Version is the nexus version; release builds set it with -ldflags.
+var Version = "0.1.0-dev"
+
+// exitError carries an exit code and a one-line message for stderr.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
+}
+
+func failErr(format string, args ...any) error {
+	return &exitError{code: exitFailed, msg: fmt.Sprintf(format, args...)}
+}
+
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	stateDir       string
+	theme          string
+}
+
+const usageText = `usage: nexus [--state-dir DIR] [--theme dark|light|high-contrast|none] [COMMAND]
+
+commands:
+  (none) | tui          full-screen UI
+  serve                 host with no UI until SIGTERM
+  thread new|list|show|fork|archive|rename
+  send THREAD TEXT [--mode auto|steer|restart|queue]
+  queue THREAD list|hold|release|remove [RUN]
+  interrupt THREAD [--hold-queue]
+  requests [THREAD] [--json]
+  respond REQUEST --allow|--allow-always|--deny|--answer TEXT
+  run TEXT [--provider P] [--workspace DIR] [--json]
+  resume [THREAD]
+  log [THREAD] [--json] [--follow]
+  verify [--repair]
+  export FILE | import FILE
+  providers
+  version`
+
+func (a *app) main(ctx context.Context, args []string) int {
+	err := a.dispatch(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, context.Canceled) {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintf(a.stderr, "nexus: %s\n", oneLine(ee.msg))
+		}
+		return ee.code
+	}
+	var ie *core.InputError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(a.stderr, "nexus: %s\n", oneLine(ie.Msg))
+		return exitFailed
+	}
+	fmt.Fprintf(a.stderr, "nexus: %s\n", oneLine(err.Error()))
+	return exitFailed
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func (a *app) dispatch(ctx context.Context, args []string) error {
+	global := flag.NewFlagSet("nexus", flag.ContinueOnError)
+	global.SetOutput(io.Discard)
+	global.StringVar(&a.stateDir, "state-dir", "", "state directory")
+	global.StringVar(&a.theme, "theme", "", "colour theme")
+	help := global.Bool("help", false, "help")
+	global.BoolVar(help, "h", false, "help")
+	if err := global.Parse(args); err != nil {
+		return usageErr("%v; run nexus --help", err)
+	}
+	if *help {
+		fmt.Fprintln(a.stdout, usageText)
+		return nil
+	}
+	args = global.Args()
+	cmd := "tui"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "tui":
+		return a.cmdTUI(ctx, args)
+	case "serve":
+		return a.cmdServe(ctx, args)
+	case "thread":
+		return a.cmdThread(ctx, args)
+	case "send":
+		return a.cmdSend(ctx, args)
+	case "queue":
+		return a.cmdQueue(ctx, args)
+	case "interrupt":
+		return a.cmdInterrupt(ctx, args)
+	case "requests":
+		return a.cmdRequests(ctx, args)
+	case "respond":
+		return a.cmdRespond(ctx, args)
+	case "run":
+		return a.cmdRun(ctx, args)
+	case "resume":
+		return a.cmdResume(ctx, args)
+	case "log":
+		return a.cmdLog(ctx, args)
+	case "verify":
+		return a.cmdVerify(ctx, args)
+	case "export":
+		return a.cmdExport(ctx, args)
+	case "import":
+		return a.cmdImport(ctx, args)
+	case "providers":
+		return a.cmdProviders(ctx, args)
+	case "version":
+		fmt.Fprintf(a.stdout, "nexus %s\n", Version)
+		return nil
+	case "help":
+		fmt.Fprintln(a.stdout, usageText)
+		return nil
+	}
+	return usageErr("unknown command %q; run nexus --help", cmd)
+}
+
+// parseArgs parses flags that may come before, between or after the
+// positional arguments, and checks the positional count.
+func parseArgs(fs *flag.FlagSet, args []string, minPos, maxPos int, usage string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usageErr("%v; usage: %s", err, usage)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if len(pos) < minPos || (maxPos >= 0 && len(pos) > maxPos) {
+		return nil, usageErr("wrong number of arguments; usage: %s", usage)
+	}
+	return pos, nil
+}
+
+// resolveStateDir applies --state-dir, NEXUS_STATE_DIR, XDG_STATE_HOME and
+// the home default, in that order.
+func (a *app) resolveStateDir() (string, error) {
+	dir := a.stateDir
+	if dir == "" {
+		dir = os.Getenv("NEXUS_STATE_DIR")
+	}
+	if dir == "" {
+		if x := os.Getenv("XDG_STATE_HOME"); x != "" {
+			dir = x + "/nexus"
+		}
+	}
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", failErr("cannot find a state dir: set --state-dir or NEXUS_STATE_DIR")
+		}
+		dir = home + "/.local/state/nexus"
+	}
+	return dir, nil
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+var sendModes = map[string]string{
+	"auto": core.ModeAuto, "steer": core.ModeSteer, "restart": core.ModeRestart, "queue": core.ModeQueue,
+	"immediate": core.ModeImmediate,
+}
+
+func (a *app) cmdSend(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("send", flag.ContinueOnError)
+	mode := fs.String("mode", "auto", "auto, steer, restart or queue")
+	provider := fs.String("provider", "", "switch the thread to this provider first")
+	noWait := fs.Bool("no-wait", false, "return once the message is journaled")
+	pos, err := parseArgs(fs, args, 2, 2, `nexus send THREAD TEXT [--mode auto|steer|restart|queue]`)
+	if err != nil {
+		return err
+	}
+	m, ok := sendModes[*mode]
+	if !ok {
+		return usageErr("unknown mode %q: use auto, steer, restart or queue", *mode)
+	}
+	s, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	if *provider != "" {
+		prof, err := newRegistry().Lookup(*provider)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		if _, err := a.submit(ctx, s, core.Command{Kind: core.CmdProviderSwitch, Thread: pos[0],
+			Provider: prof.Name, Caps: prof.Caps}); err != nil {
+			return err
+		}
+	}
+	rec, err := a.submit(ctx, s, core.Command{Kind: core.CmdMessageSend, Thread: pos[0], Text: pos[1], Mode: m})
+	if err != nil {
+		return err
+	}
+	if *noWait {
+		fmt.Fprintf(a.stdout, "%s\n", rec.Run)
+		return nil
+	}
+	err = a.waitRuns(ctx, s, []string{rec.Run}, false)
+	s.linger(ctx)
+	return err
+}
+
+func (a *app) cmdRun(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	provider := fs.String("provider", "builtin", "provider profile")
+	workspace := fs.String("workspace", "", "workspace directory")
+	budget := fs.Float64("budget-usd", 0, "budget")
+	asJSON := fs.Bool("json", false, "print the journal events as JSON lines")
+	pos, err := parseArgs(fs, args, 1, 1, `nexus run TEXT [--provider P] [--workspace DIR] [--json]`)
+	if err != nil {
+		return err
+	}
+	s, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	rec, err := a.createThread(ctx, s, *provider, *workspace, "", *budget)
+	if err != nil {
+		return err
+	}
+	th := rec.Thread
+	fmt.Fprintf(a.stderr, "thread %s\n", th)
+	rec, err = a.submit(ctx, s, core.Command{Kind: core.CmdMessageSend, Thread: th, Text: pos[0]})
+	if err != nil {
+		return err
+	}
+	err = a.waitRuns(ctx, s, []string{rec.Run}, *asJSON)
+	s.linger(ctx)
+	return err
+}
+
+func (a *app) cmdResume(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
+	pos, err := parseArgs(fs, args, 0, 1, "nexus resume [THREAD]")
+	if err != nil {
+		return err
+	}
+	s, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	cmd := core.Command{Kind: core.CmdRunResume}
+	if len(pos) == 1 {
+		cmd.Thread = pos[0]
+	}
+	if _, err := a.submit(ctx, s, cmd); err != nil {
+		return err
+	}
+	st, err := s.State(ctx)
+	if err != nil {
+		return err
+	}
+	var runs []string
+	for _, th := range sortedThreads(st) {
+		if cmd.Thread != "" && th.ID != cmd.Thread {
+			continue
+		}
+		if r := st.ActiveRun(th.ID); r != nil && r.Status == core.RunRunning {
+			runs = append(runs, r.ID)
+		}
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(a.stdout, "nothing to resume")
+		return nil
+	}
+	err = a.waitRuns(ctx, s, runs, false)
+	s.linger(ctx)
+	return err
+}
+
+// waitRuns follows the journal until each run is terminal (exit 0, or 1 if
+// one failed) or waiting on a request (exit 3, the request ids printed).
+// A queued run that becomes active is followed the same way.
+func (a *app) waitRuns(ctx context.Context, s *session, runs []string, asJSON bool) error {
+	sub, err := s.Subscribe(ctx, 0)
+	if err != nil {
+		return err
+	}
+	st := sub.State
+	pending := map[string]bool{}
+	for _, id := range runs {
+		pending[id] = true
+	}
+	var failed []string
+	var waiting []*core.Request
+	check := func() {
+		for id := range pending {
+			r := st.Runs[id]
+			if r == nil {
+				continue
+			}
+			switch {
+			case r.Status == core.RunWaiting:
+				for _, q := range st.RequestsOf(id) {
+					if q.Status == core.RequestPending {
+						waiting = append(waiting, q)
+					}
+				}
+				delete(pending, id)
+			case core.Terminal(r.Status):
+				if !asJSON && r.Reply != "" {
+					fmt.Fprintln(a.stdout, r.Reply)
+				}
+				if r.Status != core.RunCompleted {
+					failed = append(failed, fmt.Sprintf("run %d of %s %s: %s", r.Ordinal, r.Thread, r.Status, r.Error))
+				}
+				delete(pending, id)
+			}
+		}
+	}
+	check()
+	enc := json.NewEncoder(a.stdout)
+	for len(pending) > 0 {
+		ev, ok := <-sub.Events
+		if !ok {
+			if err := sub.Err(); err != nil && !errors.Is(err, context.Canceled) {
+				return failErr("lost the host while waiting (%v); the run goes on if the host lives: see `nexus thread show`", err)
+			}
+			return ctx.Err()
+		}
+		if ev.Seq == 0 {
+			continue
+		}
+		if err := st.Apply(&ev); err != nil {
+			return err
+		}
+		if asJSON && pending[ev.Run] {
+			_ = enc.Encode(ev)
+		}
+		check()
+	}
+	if len(waiting) > 0 {
+		var hints []string
+		for _, q := range waiting {
+			fmt.Fprintln(a.stdout, q.ID)
+			how := "--allow or --deny"
+			if q.Kind == core.RequestUserInput {
+				how = "--answer TEXT"
+			}
+			hints = append(hints, fmt.Sprintf("%s (%s) %q: answer with `nexus respond %s %s`", q.ID, q.Kind, q.Prompt, q.ID, how))
+		}
+		return &exitError{code: exitWaiting, msg: "waiting on " + strings.Join(hints, "; ")}
+	}
+	if len(failed) > 0 {
+		return failErr("%s", strings.Join(failed, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+func (a *app) cmdThread(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usageErr("usage: nexus thread new|list|show|fork|archive|rename ...")
+	}
+	switch args[0] {
+	case "new":
+		return a.threadNew(ctx, args[1:])
+	case "list":
+		return a.threadList(ctx, args[1:])
+	case "show":
+		return a.threadShow(ctx, args[1:])
+	case "fork":
+		return a.threadFork(ctx, args[1:])
+	case "archive":
+		return a.threadSimple(ctx, args[1:], core.CmdThreadArchive, "nexus thread archive THREAD")
+	case "rename":
+		fs := flag.NewFlagSet("rename", flag.ContinueOnError)
+		pos, err := parseArgs(fs, args[1:], 2, 2, "nexus thread rename THREAD TITLE")
+		if err != nil {
+			return err
+		}
+		return a.submitOnly(ctx, core.Command{Kind: core.CmdThreadRename, Thread: pos[0], Title: pos[1]})
+	}
+	return usageErr("unknown thread command %q: use new, list, show, fork, archive or rename", args[0])
+}
+
+// createThread resolves the provider profile and workspace at the edge and
+// submits thread.create.
+func (a *app) createThread(ctx context.Context, s *session, provider, workspace, title string, budget float64) (*core.Receipt, error) {
+	prof, err := newRegistry().Lookup(provider)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if workspace == "" {
+		workspace, _ = os.Getwd()
+	}
+	abs, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil, usageErr("workspace %q: %v", workspace, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, usageErr("workspace %s is not a directory", abs)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return a.submit(ctx, s, core.Command{Kind: core.CmdThreadCreate, Provider: prof.Name, Caps: prof.Caps,
+		Workspace: abs, Title: title, BudgetUSD: budget})
+}
+
+func (a *app) threadNew(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("thread new", flag.ContinueOnError)
+	provider := fs.String("provider", "builtin", "provider profile")
+	workspace := fs.String("workspace", "", "workspace directory")
+	title := fs.String("title", "", "title")
+	budget := fs.Float64("budget-usd", 0, "budget")
+	if _, err := parseArgs(fs, args, 0, 0, "nexus thread new [--provider P] [--workspace DIR] [--title T] [--budget-usd X]"); err != nil {
+		return err
+	}
+	s, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	rec, err := a.createThread(ctx, s, *provider, *workspace, *title, *budget)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, rec.Thread)
+	s.linger(ctx)
+	return nil
+}
+
+func (a *app) threadList(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("thread list", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "JSON output")
+	all := fs.Bool("all", false, "include archived threads")
+	if _, err := parseArgs(fs, args, 0, 0, "nexus thread list [--json] [--all]"); err != nil {
+		return err
+	}
+	st, err := a.state(ctx)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		ID       string `json:"id"`
+		Title    string `json:"title"`
+		Provider string `json:"provider"`
+		Status   string `json:"status"`
+		Runs     int    `json:"runs"`
+		Pending  int    `json:"pendingRequests"`
+	}
+	rows := []row{}
+	for _, th := range sortedThreads(st) {
+		if th.Archived && !*all {
+			continue
+		}
+		pending := 0
+		for _, r := range st.RunsOf(th.ID) {
+			for _, q := range st.RequestsOf(r.ID) {
+				if q.Status == core.RequestPending {
+					pending++
+				}
+			}
+		}
+		rows = append(rows, row{th.ID, th.Title, th.Provider, th.Status, th.Runs, pending})
+	}
+	if *asJSON {
+		return json.NewEncoder(a.stdout).Encode(rows)
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTITLE\tPROVIDER\tSTATUS\tRUNS\tPENDING")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\n", r.ID, r.Title, r.Provider, r.Status, r.Runs, r.Pending)
+	}
+	return tw.Flush()
+}
+
+func (a *app) threadShow(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("thread show", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "JSON output")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus thread show THREAD [--json]")
+	if err != nil {
+		return err
+	}
+	st, err := a.state(ctx)
+	if err != nil {
+		return err
+	}
+	th := st.Threads[pos[0]]
+	if th == nil {
+		return failErr("unknown thread %q: list threads with `nexus thread list`", pos[0])
+	}
+	v := viewThread(st, th)
+	if *asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	fmt.Fprintf(a.stdout, "%s  %s  [%s]  %s\n", v.ID, v.Title, v.Provider, v.Status)
+	if v.ForkedFrom != "" {
+		fmt.Fprintf(a.stdout, "forked from %s at run %d\n", v.ForkedFrom, v.ForkRun)
+	}
+	for _, r := range v.Runs {
+		fmt.Fprintf(a.stdout, "\nrun %d  %s  (%d attempt(s))\n> %s\n", r.Ordinal, r.Status, len(r.Attempts), r.Text)
+		for _, s := range r.Steers {
+			fmt.Fprintf(a.stdout, "> (steer) %s\n", s)
+		}
+		if r.Reply != "" {
+			fmt.Fprintf(a.stdout, "%s\n", r.Reply)
+		}
+		if r.Error != "" {
+			fmt.Fprintf(a.stdout, "error: %s\n", r.Error)
+		}
+	}
+	for _, q := range v.Requests {
+		fmt.Fprintf(a.stdout, "\nrequest %s (%s, run %d) %s: %s\n", q.ID, q.Kind, q.Run, q.Status, q.Prompt)
+	}
+	for _, t := range v.Todos {
+		fmt.Fprintf(a.stdout, "\ntodos of run %d:\n", t.Run)
+		for _, it := range t.Items {
+			fmt.Fprintf(a.stdout, "  [%s] %s\n", it.Status, it.Text)
+		}
+	}
+	return nil
+}
+
+func (a *app) threadFork(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("thread fork", flag.ContinueOnError)
+	run := fs.Int("run", 0, "run ordinal")
+	title := fs.String("title", "", "title")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus thread fork THREAD [--run N]")
+	if err != nil {
+		return err
+	}
+	if *run < 0 {
+		return usageErr("--run must be a run number, 1 or more")
+	}
+	s, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	rec, err := a.submit(ctx, s, core.Command{Kind: core.CmdThreadFork, Thread: pos[0], Run: *run, Title: *title, Source: "run"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, rec.Thread)
+	return nil
+}
+
+func (a *app) threadSimple(ctx context.Context, args []string, kind, usage string) error {
+	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
+	pos, err := parseArgs(fs, args, 1, 1, usage)
+	if err != nil {
+		return err
+	}
+	return a.submitOnly(ctx, core.Command{Kind: kind, Thread: pos[0]})
+}
+
+// submitOnly connects, submits one command and reports a rejection.
+func (a *app) submitOnly(ctx context.Context, cmd core.Command) error {
+	s, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	if _, err := a.submit(ctx, s, cmd); err != nil {
+		return err
+	}
+	s.linger(ctx)
+	return nil
+}
+
+// submit sends a command and turns a journaled rejection into exit 1.
+func (a *app) submit(ctx context.Context, s *session, cmd core.Command) (*core.Receipt, error) {
+	if cmd.ID == "" {
+		cmd.ID = core.NewID("c") + strconv.FormatInt(time.Now().UnixNano()%1e6, 36)
+	}
+	rec, err := s.Submit(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Reject != nil {
+		return rec, failErr("%s refused (%s): %s", cmd.Kind, rec.Reject.Reason, rec.Reject.Detail)
+	}
+	return rec, nil
+}
+
+// state returns a consistent projection from the host.
+func (a *app) state(ctx context.Context) (*core.State, error) {
+	s, err := a.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.stop()
+	return s.State(ctx)
+}

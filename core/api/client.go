@@ -1,0 +1,274 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// DefaultTimeout is how long Dial waits for the host to answer when it is
+// given no timeout (DESIGN.md §5: one second).
+const DefaultTimeout = time.Second
+
+// Client is a core.Backend served by a host over its socket. It is safe
+// for concurrent use: requests share one connection, one at a time (a
+// caller waits its turn, or until its context ends); each subscription has
+// a connection of its own.
+type Client struct {
+	path    string
+	timeout time.Duration
+	info    HostInfo // set by Dial, read-only after
+	dialled bool     // Dial succeeded: a later failed connect means the host went away
+
+	// sem admits one request at a time. Its holder owns nextID and is the
+	// only user of conn and lr.
+	sem    chan struct{}
+	nextID uint64
+
+	mu     sync.Mutex // guards the fields below
+	conn   net.Conn   // nil before the first request and after a failure; dialled again lazily
+	lr     *lineReader
+	closed bool
+	subs   map[*subscription]struct{}
+}
+
+var _ core.Backend = (*Client)(nil)
+
+// Dial connects to the host at path and checks that it answers hello
+// within timeout (DefaultTimeout when timeout <= 0). Close the Client when
+// done.
+func Dial(ctx context.Context, path string, timeout time.Duration) (*Client, error) {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	c := &Client{path: path, timeout: timeout, sem: make(chan struct{}, 1), subs: map[*subscription]struct{}{}}
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var info HostInfo
+	if err := c.call(hctx, MethodHello, nil, &info); err != nil {
+		c.Close()
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("api: the host at %s did not answer within %v: %w", path, timeout, err)
+		}
+		return nil, err
+	}
+	c.info, c.dialled = info, true
+	return c, nil
+}
+
+// Info is what the host said in hello when the Client was dialled.
+func (c *Client) Info() HostInfo { return c.info }
+
+// Close ends the request connection and every subscription of the Client
+// (their Err becomes ErrClosed). Calls after Close return ErrClosed.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	if c.conn != nil {
+		c.conn.Close()
+		c.conn, c.lr = nil, nil
+	}
+	for s := range c.subs {
+		s.stop(ErrClosed)
+	}
+	return nil
+}
+
+// Submit implements core.Backend. Refused input is a *core.InputError with
+// the host's message.
+func (c *Client) Submit(ctx context.Context, cmd core.Command) (*core.Receipt, error) {
+	var r core.Receipt
+	if err := c.call(ctx, MethodSubmit, cmd, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// State implements core.Backend. The State is reindexed, ready to query.
+func (c *Client) State(ctx context.Context) (*core.State, error) {
+	var st core.State
+	if err := c.call(ctx, MethodState, nil, &st); err != nil {
+		return nil, err
+	}
+	st.Reindex()
+	return &st, nil
+}
+
+// call runs one request on the shared connection and decodes its result.
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("api: %s: %w", method, ctx.Err())
+	}
+	defer func() { <-c.sem }()
+	c.nextID++
+	id := strconv.FormatUint(c.nextID, 10)
+	line, err := encodeRequest(id, method, params)
+	if err != nil {
+		return err
+	}
+	nc, lr, err := c.connection(ctx)
+	if err != nil {
+		return err
+	}
+	in, poisoned, err := roundTrip(ctx, nc, lr, line, id, method)
+	if err != nil || poisoned {
+		// The connection is out of step (or its deadline was cut short
+		// by ctx): the next request dials a fresh one.
+		c.drop(nc)
+	}
+	if err != nil {
+		return err
+	}
+	if in.Error != nil {
+		return remoteError(in.Error)
+	}
+	if err := json.Unmarshal(in.Result, result); err != nil {
+		return fmt.Errorf("api: the host sent a bad %s result: %w", method, err)
+	}
+	return nil
+}
+
+func encodeRequest(id, method string, params any) ([]byte, error) {
+	req := request{JSONRPC: "2.0", ID: json.RawMessage(id), Method: method}
+	if params != nil {
+		p, err := json.Marshal(params)
+		if err != nil {
+			return nil, &core.InputError{Msg: fmt.Sprintf("cannot encode %s params: %v", method, err)}
+		}
+		req.Params = p
+	}
+	line, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("api: encode %s request: %w", method, err)
+	}
+	if len(line) > MaxRequestBytes {
+		return nil, &core.InputError{Msg: fmt.Sprintf("the %s request is %d bytes encoded, over the limit of %d bytes", method, len(line), MaxRequestBytes)}
+	}
+	return line, nil
+}
+
+// connection returns the shared connection, dialling it if needed.
+func (c *Client) connection(ctx context.Context) (net.Conn, *lineReader, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, nil, ErrClosed
+	}
+	if c.conn != nil {
+		nc, lr := c.conn, c.lr
+		c.mu.Unlock()
+		return nc, lr, nil
+	}
+	c.mu.Unlock()
+	nc, err := c.dial(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		nc.Close()
+		return nil, nil, ErrClosed
+	}
+	c.conn, c.lr = nc, newLineReader(nc, MaxResponseBytes)
+	return c.conn, c.lr, nil
+}
+
+func (c *Client) drop(nc net.Conn) {
+	c.mu.Lock()
+	if c.conn == nc {
+		c.conn, c.lr = nil, nil
+	}
+	c.mu.Unlock()
+	nc.Close()
+}
+
+// dial opens a new connection to the host within c.timeout.
+func (c *Client) dial(ctx context.Context) (net.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var d net.Dialer
+	nc, err := d.DialContext(dctx, "unix", c.path)
+	switch {
+	case err == nil:
+		return nc, nil
+	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist):
+		err = fmt.Errorf("%w at %s: %v", ErrNoHost, c.path, err)
+	case ctx.Err() != nil:
+		err = fmt.Errorf("api: connect to the host at %s: %w", c.path, ctx.Err())
+	default:
+		err = fmt.Errorf("api: connect to the host at %s: %w", c.path, err)
+	}
+	if c.dialled {
+		return nil, fmt.Errorf("%w: %w", ErrHostGone, err)
+	}
+	return nil, err
+}
+
+// roundTrip writes one request line and reads lines until its response.
+// ctx bounds it through the connection's deadline; poisoned reports that
+// ctx fired meanwhile, so the deadline may be cut short for the next user.
+func roundTrip(ctx context.Context, nc net.Conn, lr *lineReader, line []byte, id, method string) (in incoming, poisoned bool, err error) {
+	deadline, _ := ctx.Deadline() // zero when none: no deadline
+	nc.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+	_, err = nc.Write(append(line, '\n'))
+	noID := false
+	for err == nil {
+		var raw []byte
+		if raw, err = lr.next(); err != nil {
+			break
+		}
+		in = incoming{}
+		if jerr := json.Unmarshal(raw, &in); jerr != nil {
+			return in, true, fmt.Errorf("api: the host sent a line that is not JSON-RPC: %w", jerr)
+		}
+		noID = len(in.ID) == 0 || string(in.ID) == "null"
+		if in.Method == "" && (string(in.ID) == id || (noID && in.Error != nil)) {
+			break
+		}
+	}
+	poisoned = !stop()
+	if !poisoned {
+		nc.SetDeadline(time.Time{})
+	}
+	// An error answered with a null id is about a line the host could not
+	// read as ours; the host may close after it, so start afresh.
+	poisoned = poisoned || noID
+	switch {
+	case err == nil:
+		return in, poisoned, nil
+	case ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded):
+		cerr := ctx.Err()
+		if cerr == nil {
+			cerr = context.DeadlineExceeded
+		}
+		return in, true, fmt.Errorf("api: %s: %w", method, cerr)
+	default:
+		return in, true, fmt.Errorf("%w: %s: %v", ErrHostGone, method, err)
+	}
+}
+
+// remoteError turns an error the host answered with into a Go error.
+func remoteError(e *wireError) error {
+	if e.Code == CodeInvalidParams {
+		return &core.InputError{Msg: e.Message}
+	}
+	return &Error{Code: e.Code, Message: e.Message}
+}

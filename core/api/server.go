@@ -1,0 +1,398 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// Timeouts of the server; variables for tests.
+var (
+	// writeTimeout drops a client that has not taken a line for this long
+	// (a stuck or suspended reader); a subscriber resubscribes from the
+	// last seq it saw.
+	writeTimeout = 10 * time.Second
+	// shutdownGrace is how long Serve lets connections say goodbye (the
+	// "end" notification) before it closes them.
+	shutdownGrace = time.Second
+)
+
+// Server serves a core.Backend on a listener. See doc.go for the protocol.
+type Server struct {
+	backend core.Backend
+	info    HostInfo
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{} // open connections, closed on shutdown
+	wg    sync.WaitGroup        // connection goroutines
+}
+
+// NewServer returns a server for b that answers hello with info.
+func NewServer(b core.Backend, info HostInfo) *Server {
+	return &Server{backend: b, info: info, conns: map[net.Conn]struct{}{}}
+}
+
+// Serve accepts connections on ln until ctx is cancelled, then closes ln
+// and every connection, waits for all its goroutines and returns nil. It
+// returns an error only when ln fails by itself. Call it once.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	err := s.accept(ctx, ln)
+	cancel()
+	ln.Close()
+	s.shutdown()
+	return err
+}
+
+func (s *Server) accept(ctx context.Context, ln net.Listener) error {
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if ctx.Err() != nil {
+			if nc != nil {
+				nc.Close()
+			}
+			return nil
+		}
+		if errors.Is(err, net.ErrClosed) {
+			return fmt.Errorf("api: listener closed while serving: %w", err)
+		}
+		if err != nil {
+			// Out of file descriptors and the like: wait and retry, as
+			// net/http does, rather than take the host down.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+			}
+			continue
+		}
+		backoff = 0
+		s.mu.Lock()
+		s.conns[nc] = struct{}{}
+		s.mu.Unlock()
+		s.wg.Go(func() { s.serveConn(ctx, nc) })
+	}
+}
+
+// shutdown waits for the connection goroutines, closing the connections
+// that are still busy after shutdownGrace (a client not reading).
+func (s *Server) shutdown() {
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(shutdownGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	s.mu.Lock()
+	for nc := range s.conns {
+		nc.Close()
+	}
+	s.mu.Unlock()
+	<-done
+}
+
+// item is one line read from a connection, or the error that ends reading.
+type item struct {
+	line []byte
+	err  error
+}
+
+// conn is the writing side of one connection. Only the connection's
+// handler goroutine writes, which is what serializes writes.
+type conn struct {
+	nc net.Conn
+	w  *bufio.Writer
+}
+
+// write sends one line. flush=false leaves it buffered for the next write.
+func (c *conn) write(line []byte, flush bool) error {
+	c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if _, err := c.w.Write(line); err != nil {
+		return err
+	}
+	if err := c.w.WriteByte('\n'); err != nil || !flush {
+		return err
+	}
+	return c.w.Flush()
+}
+
+// serveConn runs one connection: a reader goroutine hands lines to this
+// goroutine, which handles them one at a time. The reader keeps reading
+// during a call, so a client that disconnects cancels its call.
+func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
+	ctx, cancel := context.WithCancel(ctx)
+	items := make(chan item)
+	var reader sync.WaitGroup
+	reader.Go(func() { readLines(ctx, cancel, nc, items) })
+	defer func() {
+		cancel()
+		nc.Close()
+		reader.Wait()
+		s.mu.Lock()
+		delete(s.conns, nc)
+		s.mu.Unlock()
+	}()
+	c := &conn{nc: nc, w: bufio.NewWriterSize(nc, 64<<10)}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case it, ok := <-items:
+			if !ok || !s.handle(ctx, c, it, items) {
+				return
+			}
+		}
+	}
+}
+
+// readLines feeds items until the connection ends. A read error means the
+// client is gone, so it cancels the connection's calls; a line over the
+// limit is handed on, so the handler can answer it before closing.
+func readLines(ctx context.Context, cancel context.CancelFunc, nc net.Conn, items chan<- item) {
+	defer close(items)
+	lr := newLineReader(nc, MaxRequestBytes)
+	for {
+		line, err := lr.next()
+		if err != nil && !errors.Is(err, errLineTooLong) {
+			cancel()
+			return
+		}
+		it := item{line: bytes.Clone(line), err: err}
+		select {
+		case items <- it:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// handle answers one item and reports whether the connection goes on.
+func (s *Server) handle(ctx context.Context, c *conn, it item, items <-chan item) bool {
+	if it.err != nil {
+		c.write(tooLongResponse(), true)
+		return false
+	}
+	out, sub := s.call(ctx, it.line)
+	if out == nil {
+		return true // blank line
+	}
+	if ctx.Err() != nil {
+		if sub != nil {
+			sub.cancel()
+		}
+		return false // client gone or host stopping: nobody wants the answer
+	}
+	if err := c.write(out, true); err != nil || sub == nil {
+		if sub != nil {
+			sub.cancel()
+		}
+		return err == nil
+	}
+	defer sub.cancel()
+	s.pump(ctx, c, sub.Subscription, items)
+	return false
+}
+
+func tooLongResponse() []byte {
+	return encodeResponse(nil, nil, &wireError{Code: CodeInvalidRequest,
+		Message: fmt.Sprintf("request line is over %d bytes; closing the connection", MaxRequestBytes)})
+}
+
+// pump forwards a subscription's events as notifications until it ends,
+// the client goes away or the host stops. The connection carries nothing
+// else from now on.
+func (s *Server) pump(ctx context.Context, c *conn, sub *core.Subscription, items <-chan item) {
+	for {
+		select {
+		case ev, ok := <-sub.Events:
+			if !ok {
+				c.write(endLine(ctx, sub.Err()), true)
+				return
+			}
+			line, err := json.Marshal(notification{JSONRPC: "2.0", Method: NotifyEvent, Params: &ev})
+			if err != nil {
+				c.write(endLine(ctx, fmt.Errorf("cannot encode event %d: %w", ev.Seq, err)), true)
+				return
+			}
+			// Flush when no more events are waiting, so a burst takes
+			// one write and a lone event goes out at once.
+			if err := c.write(line, len(sub.Events) == 0); err != nil {
+				return
+			}
+		case it, ok := <-items:
+			if !ok {
+				return
+			}
+			if it.err != nil {
+				c.write(tooLongResponse(), true)
+				return
+			}
+			if len(bytes.TrimSpace(it.line)) == 0 {
+				continue
+			}
+			out := encodeResponse(requestID(it.line), nil, &wireError{Code: CodeInvalidRequest,
+				Message: "this connection carries a subscription; send requests on another connection"})
+			if err := c.write(out, true); err != nil {
+				return
+			}
+		case <-ctx.Done():
+			c.nc.SetWriteDeadline(time.Now().Add(shutdownGrace))
+			c.write(endLine(ctx, nil), true)
+			return
+		}
+	}
+}
+
+// endLine is the "end" notification for a subscription that ended with err.
+func endLine(ctx context.Context, err error) []byte {
+	p := endParams{Reason: EndError, Error: "the subscription ended"}
+	switch {
+	case ctx.Err() != nil || errors.Is(err, core.ErrStopped):
+		p.Reason, p.Error = EndStopped, "the host is stopping"
+	case errors.Is(err, core.ErrLagged):
+		p.Reason, p.Error = EndLagged, err.Error()
+	case err != nil:
+		p.Error = err.Error()
+	}
+	line, _ := json.Marshal(notification{JSONRPC: "2.0", Method: NotifyEnd, Params: p})
+	return line
+}
+
+// activeSub is a subscription the dispatcher opened, with the cancel that
+// ends it.
+type activeSub struct {
+	*core.Subscription
+	cancel context.CancelFunc
+}
+
+// call parses one request line and runs it. It returns the response line
+// (nil for a blank line) and, for an accepted subscribe, the subscription
+// to pump after the response is written. It never panics on any input;
+// FuzzServerLine holds it to that.
+func (s *Server) call(ctx context.Context, line []byte) ([]byte, *activeSub) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil, nil
+	}
+	req, werr := parseRequest(line)
+	if werr != nil {
+		return encodeResponse(req.ID, nil, werr), nil
+	}
+	result, sub, err := s.dispatch(ctx, req.Method, req.Params)
+	if err != nil {
+		return encodeResponse(req.ID, nil, toWireError(err)), nil
+	}
+	out := encodeResponse(req.ID, result, nil)
+	if out == nil {
+		if sub != nil {
+			sub.cancel()
+		}
+		return encodeResponse(req.ID, nil, &wireError{Code: CodeServer,
+			Message: "the host cannot encode the result as JSON (a NaN or infinite number?)"}), nil
+	}
+	return out, sub
+}
+
+func (s *Server) dispatch(ctx context.Context, method string, params json.RawMessage) (any, *activeSub, error) {
+	switch method {
+	case MethodHello:
+		return s.info, nil, nil
+	case MethodSubmit:
+		if isAbsent(params) {
+			return nil, nil, &core.InputError{Msg: "submit needs params: a command object"}
+		}
+		var cmd core.Command
+		if err := decodeParams(method, params, &cmd); err != nil {
+			return nil, nil, err
+		}
+		r, err := s.backend.Submit(ctx, cmd)
+		if err == nil && r == nil {
+			err = errors.New("the backend returned no receipt")
+		}
+		return r, nil, err
+	case MethodState:
+		st, err := s.backend.State(ctx)
+		if err == nil && st == nil {
+			err = errors.New("the backend returned no state")
+		}
+		return st, nil, err
+	case MethodSubscribe:
+		var p subscribeParams
+		if !isAbsent(params) {
+			if err := decodeParams(method, params, &p); err != nil {
+				return nil, nil, err
+			}
+		}
+		sctx, cancel := context.WithCancel(ctx)
+		sub, err := s.backend.Subscribe(sctx, p.From)
+		if err != nil {
+			cancel()
+			return nil, nil, err
+		}
+		return subscribeResult{State: sub.State}, &activeSub{sub, cancel}, nil
+	default:
+		return nil, nil, &wireError{Code: CodeMethodNotFound,
+			Message: fmt.Sprintf("unknown method %.64q: use hello, submit, state or subscribe", method)}
+	}
+}
+
+func isAbsent(params json.RawMessage) bool {
+	return len(params) == 0 || string(params) == "null"
+}
+
+// decodeParams decodes strictly: an unknown field is refused rather than
+// dropped, so a client newer than the host hears about it.
+func decodeParams(method string, params json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return &core.InputError{Msg: fmt.Sprintf("invalid %s params: %v", method, err)}
+	}
+	return nil
+}
+
+// toWireError maps an error to its JSON-RPC error object.
+func toWireError(err error) *wireError {
+	var we *wireError
+	if errors.As(err, &we) {
+		return we
+	}
+	var ie *core.InputError
+	if errors.As(err, &ie) {
+		return &wireError{Code: CodeInvalidParams, Message: ie.Msg, Data: &errorData{Kind: "input"}}
+	}
+	return &wireError{Code: CodeServer, Message: err.Error()}
+}
+
+// encodeResponse returns a response line, or nil when result does not
+// encode. A nil id is written as null.
+func encodeResponse(id json.RawMessage, result any, werr *wireError) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	line, err := json.Marshal(response{JSONRPC: "2.0", ID: id, Result: result, Error: werr})
+	if err != nil {
+		return nil
+	}
+	return line
+}

@@ -1,0 +1,334 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// scripted is a provider stand-in for runner tests: every start_turn
+// streams the given deltas and ends the turn completed.
+type scripted struct {
+	r      *Runner
+	deltas []string
+	gap    time.Duration
+}
+
+func (s *scripted) exec(e Effect) {
+	if e.Kind != EffStartTurn {
+		return
+	}
+	go func() {
+		ctx := context.Background()
+		for i, d := range s.deltas {
+			_ = s.r.Observe(ctx, Observation{Kind: ObsText, Thread: e.Thread, Run: e.Run, Attempt: e.Attempt,
+				Key: "reply", Text: d, Final: i == len(s.deltas)-1})
+			time.Sleep(s.gap)
+		}
+		_ = s.r.Observe(ctx, Observation{Kind: ObsTurnEnded, Thread: e.Thread, Run: e.Run, Attempt: e.Attempt, Status: AttemptCompleted})
+	}()
+}
+
+func startRunner(t *testing.T, j Journal, sc *scripted) (*Runner, func()) {
+	t.Helper()
+	r, err := NewRunner(RunnerConfig{Journal: j, Exec: func(e Effect) {
+		if sc != nil {
+			sc.exec(e)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc != nil {
+		sc.r = r
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	return r, func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runner: %v", err)
+		}
+	}
+}
+
+func newThread(t *testing.T, r *Runner, id string) {
+	t.Helper()
+	rec, err := r.Submit(context.Background(), Command{Kind: CmdThreadCreate, NewThread: id, Provider: "p",
+		Caps: Capabilities{Steer: true, Interrupt: true}})
+	if err != nil || rec.Reject != nil {
+		t.Fatalf("create: %v %+v", err, rec)
+	}
+}
+
+func waitRun(t *testing.T, r *Runner, run string, status string) *State {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		st, err := r.State(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x := st.Runs[run]; x != nil && x.Status == status {
+			return st
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("run %s never became %s", run, status)
+	return nil
+}
+
+func TestRunnerReceiptDedupe(t *testing.T) {
+	j := &MemJournal{}
+	r, stop := startRunner(t, j, nil)
+	defer stop()
+	ctx := context.Background()
+	cmd := Command{ID: "client-1", Kind: CmdThreadCreate, NewThread: "t1", Provider: "p"}
+	first, err := r.Submit(ctx, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := j.Last()
+	cmd.NewThread = "t2" // a retry carries the same id; the first outcome wins
+	again, err := r.Submit(ctx, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *again != *first || again.Thread != "t1" {
+		t.Fatalf("retry receipt %+v, want first %+v", again, first)
+	}
+	if j.Last() != last {
+		t.Fatalf("retry journaled %d new events", j.Last()-last)
+	}
+	st, _ := r.State(ctx)
+	if st.Threads["t2"] != nil {
+		t.Fatal("retry created a second thread")
+	}
+}
+
+func TestRunnerRefusalJournalsNothing(t *testing.T) {
+	j := &MemJournal{}
+	r, stop := startRunner(t, j, nil)
+	defer stop()
+	newThread(t, r, "t1")
+	last := j.Last()
+	for _, c := range []Command{
+		{Kind: CmdMessageSend, Thread: "t1", Text: " \t"},
+		{Kind: CmdMessageSend, Thread: "t1", Text: string([]byte{0xff})},
+		{Kind: CmdMessageSend, Thread: "zzz", Text: "hi"},
+		{Kind: CmdRequestRespond, Request: "R404", Response: RespAllow},
+	} {
+		_, err := r.Submit(context.Background(), c)
+		var ie *InputError
+		if !errors.As(err, &ie) {
+			t.Errorf("%+v: err = %v, want InputError", c, err)
+		}
+	}
+	if j.Last() != last {
+		t.Fatalf("refused input journaled %d events", j.Last()-last)
+	}
+}
+
+// TestRunnerSubscribeConsistent checks that a subscriber sees a snapshot
+// plus every later event exactly once, in order, while commands race.
+func TestRunnerSubscribeConsistent(t *testing.T) {
+	j := &MemJournal{}
+	sc := &scripted{deltas: []string{"a", "b"}}
+	r, stop := startRunner(t, j, sc)
+	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			newThread(t, r, fmt.Sprintf("t%d", i))
+		}(i)
+	}
+	time.Sleep(time.Millisecond)
+	sub, err := r.Subscribe(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := sub.State
+	for i := 4; i < 8; i++ {
+		newThread(t, r, fmt.Sprintf("t%d", i))
+	}
+	wg.Wait()
+	want := j.Last()
+	for st.Seq < want {
+		select {
+		case ev := <-sub.Events:
+			if ev.Seq == 0 {
+				continue
+			}
+			if err := st.Apply(&ev); err != nil {
+				t.Fatalf("gap or duplicate: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("subscriber stuck at seq %d of %d", st.Seq, want)
+		}
+	}
+	if len(st.Threads) != 8 {
+		t.Fatalf("subscriber sees %d threads, want 8", len(st.Threads))
+	}
+	// from > 0: history from the journal, then live.
+	sub2, err := r.Subscribe(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2 := NewState()
+	for st2.Seq < want {
+		ev := <-sub2.Events
+		if err := st2.Apply(&ev); err != nil {
+			t.Fatalf("history: %v", err)
+		}
+	}
+}
+
+// TestRunnerCoalescesText checks streamed deltas reach subscribers live
+// (unjournaled) and reach the journal coalesced, with the full text.
+func TestRunnerCoalescesText(t *testing.T) {
+	j := &MemJournal{}
+	var deltas []string
+	for i := 0; i < 200; i++ {
+		deltas = append(deltas, fmt.Sprintf("w%d ", i))
+	}
+	sc := &scripted{deltas: deltas}
+	r, stop := startRunner(t, j, sc)
+	defer stop()
+	ctx := context.Background()
+	newThread(t, r, "t1")
+	sub, err := r.Subscribe(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Submit(ctx, Command{Kind: CmdMessageSend, Thread: "t1", Text: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := waitRun(t, r, rec.Run, RunCompleted)
+	want := ""
+	for _, d := range deltas {
+		want += d
+	}
+	if got := st.Runs[rec.Run].Reply; got != want {
+		t.Fatalf("reply has %d bytes, want %d", len(got), len(want))
+	}
+	texts, live := 0, 0
+	_ = j.Read(ctx, 1, func(ev Event) error {
+		if ev.Type == EvNodeText {
+			texts++
+		}
+		return nil
+	})
+	timeout := time.After(2 * time.Second)
+	for live < len(deltas) {
+		select {
+		case ev := <-sub.Events:
+			if ev.Type == EvNodeDelta {
+				live++
+			}
+		case <-timeout:
+			t.Fatalf("saw %d live deltas, want %d (only the first one creates the node)", live, len(deltas)-1)
+		}
+		if live == len(deltas)-1 {
+			break
+		}
+	}
+	if texts >= len(deltas)/2 {
+		t.Fatalf("journal has %d node.text events for %d deltas: not coalesced", texts, len(deltas))
+	}
+}
+
+func TestRunnerAppendFailureLosesNothingAcknowledged(t *testing.T) {
+	j := &MemJournal{}
+	r, stop := startRunner(t, j, nil)
+	defer stop()
+	newThread(t, r, "t1")
+	j.mu.Lock()
+	j.FailAppend = errors.New("disk full")
+	j.mu.Unlock()
+	_, err := r.Submit(context.Background(), Command{Kind: CmdThreadCreate, NewThread: "t2", Provider: "p"})
+	if err == nil {
+		t.Fatal("append failure was acknowledged")
+	}
+	st, _ := r.State(context.Background())
+	if st.Threads["t2"] != nil || st.Threads["t1"] == nil {
+		t.Fatalf("state after a failed append: threads %v", sortedKeys(st.Threads))
+	}
+	newThread(t, r, "t3") // the runner keeps working
+}
+
+func TestRunnerRestartRecovers(t *testing.T) {
+	j := &MemJournal{}
+	sc := &scripted{deltas: []string{"slow"}, gap: time.Hour}
+	r, stop := startRunner(t, j, sc)
+	newThread(t, r, "t1")
+	rec, err := r.Submit(context.Background(), Command{Kind: CmdMessageSend, Thread: "t1", Text: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	// A new host over the same journal: the run is interrupted, recoverable.
+	r2, stop2 := startRunner(t, j, &scripted{deltas: []string{"done"}})
+	defer stop2()
+	st := waitRun(t, r2, rec.Run, RunInterrupted)
+	if !st.Runs[rec.Run].Recoverable {
+		t.Fatal("run interrupted by a restart is not recoverable")
+	}
+	if _, err := r2.Submit(context.Background(), Command{Kind: CmdRunResume, Thread: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	st = waitRun(t, r2, rec.Run, RunCompleted)
+	as := st.AttemptsOf(rec.Run)
+	if len(as) != 2 || as[1].Reason != ReasonProviderRecovery {
+		t.Fatalf("attempts after resume: %+v", as)
+	}
+}
+
+// slowJournal makes every append take a while, so inputs pile up and
+// the Runner drains them in mixed batches.
+type slowJournal struct{ *MemJournal }
+
+func (s slowJournal) Append(ctx context.Context, c []Commit) error {
+	time.Sleep(3 * time.Millisecond)
+	return s.MemJournal.Append(ctx, c)
+}
+
+// TestRunnerReadsSeeOnlyDurableState races subscriptions against commands
+// in one batch: the snapshot never includes an event that is then also
+// delivered, and never includes an event not yet in the journal.
+func TestRunnerReadsSeeOnlyDurableState(t *testing.T) {
+	mem := &MemJournal{}
+	r, stop := startRunner(t, slowJournal{mem}, nil)
+	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for i := 0; ctx.Err() == nil; i++ {
+			_, _ = r.Submit(ctx, Command{Kind: CmdThreadCreate, NewThread: fmt.Sprintf("t%d", i), Provider: "p"})
+		}
+	}()
+	for i := 0; i < 40; i++ {
+		sub, err := r.Subscribe(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sub.State.Seq > mem.Last() {
+			t.Fatalf("snapshot at seq %d ahead of the journal at %d", sub.State.Seq, mem.Last())
+		}
+		st := sub.State
+		for k := 0; k < 4; k++ {
+			ev := <-sub.Events
+			if err := st.Apply(&ev); err != nil {
+				t.Fatalf("round %d: %v", i, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/core/api"
+	"github.com/nexus-tui/nexus/providers"
+	"github.com/nexus-tui/nexus/providers/builtin"
+	"github.com/nexus-tui/nexus/store"
+)
+
+// socketName is the host's socket inside the state dir.
+const socketName = "nexus.sock"
+
+// session is how one invocation reaches the kernel: as the host (it owns
+// the journal and serves the others) or as a client of the host.
+type session struct {
+	core.Backend
+	dir  string
+	host *host // nil for a client
+	stop func()
+}
+
+// host owns the state dir: journal, runner, providers and socket server.
+type host struct {
+	st     *store.Store
+	runner *core.Runner
+	reg    *providers.Registry
+	srv    *api.Server
+	cancel context.CancelFunc
+	runErr chan error
+	srvErr chan error
+}
+
+func newRegistry() *providers.Registry {
+	reg := providers.NewRegistry()
+	for _, p := range builtin.Profiles() {
+		reg.Add(p)
+	}
+	return reg
+}
+
+// connect makes this invocation a client of the running host, or the host
+// itself when none runs. Two invocations racing for an empty state dir end
+// with one host and one client.
+func (a *app) connect(ctx context.Context) (*session, error) {
+	dir, err := a.resolveStateDir()
+	if err != nil {
+		return nil, err
+	}
+	sock := filepath.Join(dir, socketName)
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if c, err := api.Dial(ctx, sock, time.Second); err == nil {
+			return &session{Backend: c, dir: dir, stop: func() { c.Close() }}, nil
+		}
+		h, err := startHost(dir, 200*time.Millisecond)
+		if err == nil {
+			return &session{Backend: h.runner, dir: dir, host: h, stop: h.close}, nil
+		}
+		var le *store.LockedError
+		if !errors.As(err, &le) {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, &exitError{code: exitLocked, msg: fmt.Sprintf(
+				"state dir %s is locked by process %d, which does not answer on %s; stop that process or use another --state-dir",
+				dir, le.PID, sock)}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// startHost opens the journal, recovers, and serves the socket.
+func startHost(dir string, lockTimeout time.Duration) (*host, error) {
+	st, err := store.Open(dir, store.Options{LockTimeout: lockTimeout})
+	if err != nil {
+		return nil, err
+	}
+	reg := newRegistry()
+	runner, err := core.NewRunner(core.RunnerConfig{Journal: st, Exec: reg.Exec})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	ln, err := api.Listen(filepath.Join(dir, socketName))
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("cannot serve the state dir socket: %w", err)
+	}
+	hctx, cancel := context.WithCancel(context.Background())
+	h := &host{st: st, runner: runner, reg: reg, cancel: cancel,
+		runErr: make(chan error, 1), srvErr: make(chan error, 1)}
+	reg.Bind(hctx, runner)
+	go func() { h.runErr <- runner.Run(hctx) }()
+	h.srv = api.NewServer(runner, api.HostInfo{PID: os.Getpid(), Version: Version, StateDir: dir})
+	go func() { h.srvErr <- h.srv.Serve(hctx, ln) }()
+	return h, nil
+}
+
+// close stops the host in the order that keeps the journal honest: the
+// runner first (it flushes text and writes a snapshot; providers can no
+// longer report), then the providers and their processes, then the socket
+// and the journal.
+func (h *host) close() {
+	h.cancel()
+	<-h.runErr
+	h.reg.Close()
+	<-h.srvErr
+	h.st.Close()
+}
+
+// linger keeps a command-line host serving while clients are connected or
+// runs are running, so a second terminal's `nexus send --mode steer` or a
+// queued run is not cut off when the first command finishes.
+func (s *session) linger(ctx context.Context) {
+	if s.host == nil {
+		return
+	}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		st, err := s.State(ctx)
+		if err != nil {
+			return
+		}
+		busy := s.host.srv.Conns() > 0
+		for _, r := range st.Runs {
+			if r.Status == core.RunRunning {
+				busy = true
+				break
+			}
+		}
+		if !busy {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,365 @@
+package store
+
+import "github.com/nexus-tui/nexus/core"
+
+// Encoders for the entities of core/model.go. Each writes the fields in
+// struct order under their msgpack tag names, skipping the omitempty ones
+// that are empty, exactly like the reflection encoder. A field added to a
+// core struct must be added here and in codec_decode.go; TestCodecCoversFields
+// fails until it is.
+
+func encCaps(e *enc, c *core.Capabilities) {
+	o := e.obj()
+	o.boolOmit("st", c.Steer)
+	o.boolOmit("in", c.Interrupt)
+	o.boolOmit("re", c.Resume)
+	o.boolOmit("fo", c.Fork)
+	o.boolOmit("rb", c.Rollback)
+	o.boolOmit("ap", c.Approvals)
+	o.boolOmit("ui", c.UserInput)
+	o.boolOmit("pl", c.Plans)
+	o.boolOmit("sa", c.Subagents)
+	o.boolOmit("pt", c.PTY)
+	o.boolOmit("dr", c.DurableRequests)
+	o.end()
+}
+
+func encThread(e *enc, t *core.Thread) {
+	if t == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", t.ID)
+	o.strOmit("ti", t.Title)
+	o.str("pr", t.Provider)
+	o.key("ca")
+	encCaps(e, &t.Caps)
+	o.strOmit("ws", t.Workspace)
+	o.str("s", t.Status)
+	o.strOmit("ff", t.ForkedFrom)
+	o.intOmit("fr", int64(t.ForkRun))
+	o.intOmit("rn", int64(t.Runs))
+	o.boolOmit("qh", t.QueueHeld)
+	o.floatOmit("bu", t.BudgetUSD)
+	o.boolOmit("ar", t.Archived)
+	o.int("ct", t.CreatedAt)
+	o.int("ut", t.UpdatedAt)
+	o.end()
+}
+
+func encRun(e *enc, r *core.Run) {
+	if r == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", r.ID)
+	o.str("th", r.Thread)
+	o.int("o", int64(r.Ordinal))
+	o.str("s", r.Status)
+	o.str("tx", r.Text)
+	o.strsOmit("sr", r.Steers)
+	o.boolOmit("hd", r.Held)
+	o.intOmit("an", int64(r.Attempts))
+	o.boolOmit("rc", r.Recoverable)
+	o.boolOmit("ir", r.InterruptRequested)
+	o.boolOmit("rp", r.RestartPending)
+	o.strOmit("rl", r.Reply)
+	o.strOmit("er", r.Error)
+	o.int("ct", r.CreatedAt)
+	o.intOmit("sa", r.StartedAt)
+	o.intOmit("ea", r.EndedAt)
+	o.end()
+}
+
+func encAttempt(e *enc, a *core.Attempt) {
+	if a == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", a.ID)
+	o.str("ru", a.Run)
+	o.str("th", a.Thread)
+	o.int("n", int64(a.N))
+	o.str("r", a.Reason)
+	o.str("s", a.Status)
+	o.strOmit("se", a.Session)
+	o.int("sa", a.StartedAt)
+	o.intOmit("ea", a.EndedAt)
+	o.end()
+}
+
+func encNode(e *enc, n *core.Node) {
+	if n == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", n.ID)
+	o.str("at", n.Attempt)
+	o.str("ru", n.Run)
+	o.str("th", n.Thread)
+	o.strOmit("pa", n.Parent)
+	o.str("k", n.Kind)
+	o.str("s", n.Status)
+	o.strOmit("ti", n.Title)
+	o.strOmit("tx", n.Text)
+	o.strOmit("ky", n.Key)
+	o.int("sa", n.StartedAt)
+	o.intOmit("ea", n.EndedAt)
+	o.end()
+}
+
+func encRequest(e *enc, q *core.Request) {
+	if q == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", q.ID)
+	o.str("th", q.Thread)
+	o.str("ru", q.Run)
+	o.str("at", q.Attempt)
+	o.strOmit("no", q.Node)
+	o.str("k", q.Kind)
+	o.str("s", q.Status)
+	o.str("p", q.Prompt)
+	o.strOmit("ky", q.Key)
+	o.strOmit("rs", q.Response)
+	o.strOmit("an", q.Answer)
+	o.strOmit("re", q.Reason)
+	o.int("ct", q.CreatedAt)
+	o.end()
+}
+
+func encPlan(e *enc, p *core.Plan) {
+	if p == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", p.ID)
+	o.str("ru", p.Run)
+	o.str("k", p.Kind)
+	o.key("it")
+	if p.Items == nil {
+		e.nil()
+	} else {
+		e.arrayLen(len(p.Items))
+		for i := range p.Items {
+			it := e.obj()
+			it.str("t", p.Items[i].Text)
+			it.str("s", p.Items[i].Status)
+			it.end()
+		}
+	}
+	o.end()
+}
+
+func encSession(e *enc, s *core.Session) {
+	if s == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", s.ID)
+	o.str("th", s.Thread)
+	o.str("pr", s.Provider)
+	o.str("s", s.State)
+	o.strOmit("re", s.Reason)
+	o.end()
+}
+
+func encProviderThread(e *enc, p *core.ProviderThread) {
+	if p == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", p.ID)
+	o.str("th", p.Thread)
+	o.str("pr", p.Provider)
+	o.strOmit("nr", p.NativeRef)
+	o.bool("av", p.Available)
+	o.end()
+}
+
+func encHandoff(e *enc, h *core.Handoff) {
+	if h == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", h.ID)
+	o.str("th", h.Thread)
+	o.str("fr", h.From)
+	o.str("to", h.To)
+	o.str("st", h.Strategy)
+	o.str("tx", h.Text)
+	o.end()
+}
+
+func encTransfer(e *enc, t *core.Transfer) {
+	if t == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", t.ID)
+	o.str("k", t.Kind)
+	o.str("fr", t.From)
+	o.str("to", t.To)
+	o.intOmit("ru", int64(t.Run))
+	o.str("s", t.Status)
+	o.strOmit("tx", t.Text)
+	o.end()
+}
+
+func encCheckpoint(e *enc, c *core.Checkpoint) {
+	if c == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", c.ID)
+	o.str("th", c.Thread)
+	o.int("ru", int64(c.Run))
+	o.str("sc", c.Scope)
+	o.str("s", c.Status)
+	o.strOmit("rf", c.Ref)
+	o.strOmit("re", c.Reason)
+	o.end()
+}
+
+func encEffect(e *enc, f *core.EffectRecord) {
+	if f == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("k", f.Key)
+	o.str("ki", f.Kind)
+	o.str("c", f.Class)
+	o.strOmit("ru", f.Run)
+	o.str("s", f.Status)
+	o.strOmit("rs", f.Result)
+	o.end()
+}
+
+func encRejection(e *enc, j *core.Rejection) {
+	if j == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("c", j.Command)
+	o.str("r", j.Reason)
+	o.str("d", j.Detail)
+	o.end()
+}
+
+func encReceipt(e *enc, c *core.Receipt) {
+	if c == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("c", c.Command)
+	o.str("k", c.Kind)
+	o.strOmit("th", c.Thread)
+	o.strOmit("ru", c.Run)
+	o.intOmit("o", int64(c.Ordinal))
+	o.strOmit("rq", c.Request)
+	o.strOmit("m", c.Mode)
+	o.uint("q", c.Seq)
+	if c.Reject != nil {
+		o.key("rj")
+		encRejection(e, c.Reject)
+	}
+	o.end()
+}
+
+// appendEvent appends the msgpack encoding of ev to b.
+func appendEvent(b []byte, ev *core.Event) []byte {
+	e := &enc{b: b}
+	o := e.obj()
+	o.uint("q", ev.Seq)
+	o.str("i", ev.ID)
+	o.str("t", ev.Type)
+	o.strOmit("th", ev.Thread)
+	o.strOmit("ru", ev.Run)
+	o.strOmit("at", ev.Attempt)
+	o.strOmit("no", ev.Node)
+	o.strOmit("co", ev.Correlation)
+	o.strOmit("ca", ev.Causation)
+	o.int("a", ev.At)
+	o.key("p")
+	encPayload(e, &ev.Payload)
+	o.end()
+	return e.b
+}
+
+func encPayload(e *enc, p *core.Payload) {
+	o := e.obj()
+	if p.Thread != nil {
+		o.key("th")
+		encThread(e, p.Thread)
+	}
+	if p.Run != nil {
+		o.key("ru")
+		encRun(e, p.Run)
+	}
+	if p.Attempt != nil {
+		o.key("at")
+		encAttempt(e, p.Attempt)
+	}
+	if p.Node != nil {
+		o.key("no")
+		encNode(e, p.Node)
+	}
+	if p.Request != nil {
+		o.key("rq")
+		encRequest(e, p.Request)
+	}
+	if p.Plan != nil {
+		o.key("pl")
+		encPlan(e, p.Plan)
+	}
+	if p.Session != nil {
+		o.key("se")
+		encSession(e, p.Session)
+	}
+	if p.ProviderThread != nil {
+		o.key("pt")
+		encProviderThread(e, p.ProviderThread)
+	}
+	if p.Handoff != nil {
+		o.key("ho")
+		encHandoff(e, p.Handoff)
+	}
+	if p.Transfer != nil {
+		o.key("tr")
+		encTransfer(e, p.Transfer)
+	}
+	if p.Checkpoint != nil {
+		o.key("cp")
+		encCheckpoint(e, p.Checkpoint)
+	}
+	if p.Effect != nil {
+		o.key("ef")
+		encEffect(e, p.Effect)
+	}
+	if p.Rejection != nil {
+		o.key("rj")
+		encRejection(e, p.Rejection)
+	}
+	if p.Receipt != nil {
+		o.key("rc")
+		encReceipt(e, p.Receipt)
+	}
+	o.strOmit("tx", p.Text)
+	o.strOmit("nt", p.Note)
+	o.end()
+}

@@ -1,0 +1,149 @@
+// Package store is the durable journal of nexus: an append-only bbolt file
+// of events with a BLAKE3 hash chain, a group-commit loop, snapshots of
+// the projection, verification and repair, and a portable archive. It
+// implements core.Journal. Only main.go wires it in; tui never imports it.
+//
+// This comment is the on-disk format specification. Every constant it
+// names carries the comment "part of the on-disk format": changing one
+// changes the format (see Migrations).
+//
+// # Files
+//
+// The state dir (mode 0700 when Open creates it) holds:
+//
+//	journal.db   the bbolt file (0600), the only place durable state lives
+//	host.pid     the pid of the process holding the journal lock (0600),
+//	             written right after the lock is taken and read only to name
+//	             the holder in a *LockedError
+//	journal.db.corrupt-<unix time>   copies kept by Repair
+//
+// Open refuses a state dir or journal file that is a symbolic link (Lstat
+// before, O_NOFOLLOW on the open itself) and a journal file with more than
+// one hard link (checked on the opened file), so nobody can point nexus at
+// a file somewhere else. bbolt's flock on journal.db is the single-writer
+// lock: a second process waits Options.LockTimeout (1 s) and gets a
+// *LockedError naming the pid in host.pid. The store is unix-only (flock,
+// O_NOFOLLOW, link counts), like nexus.
+//
+// # Buckets
+//
+// journal.db has exactly three top-level buckets:
+//
+//	meta       format header and the durable tail
+//	  "format"   the bytes "nexus-journal" (FormatName)
+//	  "version"  uint32 big-endian, 1 (FormatVersion)
+//	  "last"     uint64 big-endian last seq || its 32-byte chain hash
+//	             (seq 0 and 32 zero bytes when empty)
+//	events     key: uint64 big-endian seq, gapless from 1
+//	           value: 32-byte chain hash || encoded event
+//	snapshots  key: uint64 big-endian seq the snapshot covers
+//	           value: 92-byte header || body (below)
+//
+// The events bucket uses FillPercent 1.0: keys only grow, so full pages
+// are never split again. Nothing updates or deletes an event; the only
+// code that deletes is Repair, after copying the file aside.
+//
+// # Events
+//
+// An event is the msgpack encoding of core.Event: a map keyed by the
+// msgpack struct tags of core.Event, core.Payload and the entities of
+// core/model.go (q seq, i id, t type, th thread, ru run, at attempt, no
+// node, co correlation, ca causation, a unix nanos, p payload), fields in
+// struct order, omitempty fields left out when empty, integers in their
+// shortest msgpack form, float64 as a msgpack double. That is exactly what
+// vmihailenco/msgpack's reflection encoder writes with UseCompactInts, so
+// any msgpack reader with the core structs decodes it. The store encodes
+// and decodes with a hand-written codec (codec*.go) for speed and
+// determinism; tests prove it byte-identical to the reflection encoder and
+// value-identical to its decoder. Decoders ignore keys they do not know,
+// so adding fields does not break old files.
+//
+// # Hash chain
+//
+// hash(seq) = BLAKE3-256(hash(seq-1) || encoded event), with hash(0) = 32
+// zero bytes. The hash is over the stored bytes, so verifying never
+// re-encodes. Read verifies from the stored hash of seq from-1; Verify
+// and Export from seq 1; a mismatch, a missing seq or an event that does
+// not decode (or whose seq differs from its key) is a *CorruptError.
+//
+// # Group commit
+//
+// One goroutine (the commit loop) writes. Append and Enqueue encode on the
+// caller's goroutine and queue the batch; the loop takes every queued
+// batch (up to 1024), checks that each starts at the next seq
+// (core.ErrSeqMismatch for one that does not; it writes nothing), chains
+// the hashes, puts all events and meta/last in one bbolt transaction
+// (one fsync of the data pages, one of the meta page) and only then
+// acknowledges each caller. If the transaction fails every caller in it
+// gets the error and nothing of it is visible. A failed bbolt commit whose
+// outcome cannot be known (the meta page written, its fsync failed) makes
+// every later Append fail with ErrFailed until restart.
+//
+// # Snapshots
+//
+// A snapshot value is a header followed by the body:
+//
+//	[0:8]   "nexussnp"
+//	[8:12]  uint32 snapshot version, 1
+//	[12:20] uint64 seq covered (equals the key)
+//	[20:52] chain hash of the event at seq (zero for seq 0)
+//	[52:84] BLAKE3-256 of the body
+//	[84:92] uint64 body length
+//	[92:]   body: EncodeState of the projection at seq
+//
+// The body is msgpack of core.State under its struct tags with every map's
+// keys sorted bytewise, so equal projections encode to equal bytes; the
+// derived index is not stored (DecodeState calls Reindex). SaveSnapshot
+// keeps the newest two and deletes older ones in the same transaction.
+// LoadSnapshot returns the newest whose body hash matches and whose chain
+// hash equals the stored hash of the event at its seq, else the older one,
+// else nil; the caller replays the tail with Read. The policy of when to
+// snapshot belongs to the caller: the core Runner snapshots at least every
+// 10,000 events and on clean exit. Verify replays the whole journal and
+// checks each snapshot equals the replay at its seq byte for byte.
+//
+// # Crash behaviour
+//
+// bbolt commits copy-on-write: new pages are written and fsynced, then
+// one of the two meta pages (alternating by transaction id) is written and
+// fsynced. A crash before the meta fsync leaves the previous meta page
+// current, so the journal is exactly as after the previous commit: the
+// half-written transaction was never acknowledged and is gone as a whole.
+// A crash after it leaves the new transaction durable. A torn meta page
+// fails its checksum and bbolt opens with the other one. Every event of a
+// batch and meta/last change in the same transaction, so the events bucket
+// and meta/last always agree; Open checks that and reports a
+// *CorruptError if the file was damaged. Snapshots are written in their
+// own transactions and are only an optimisation: a lost or damaged one
+// means a longer replay, never lost events.
+//
+// # Archive
+//
+// Export writes "nexus-journal-archive 1\n" then, per event, a frame
+// (uint32 big-endian length, then msgpack array [seq, hash bin32, event
+// bin] with the stored event bytes), then an end frame (length, msgpack
+// array [event count, last hash bin32]). Import takes it into an empty
+// journal only, re-verifies seqs, chain, decoding and the end frame, and
+// writes all of it in one transaction or nothing.
+//
+// # Migrations
+//
+// Adding an event type, an entity field or a payload field is not a
+// format change: decoders skip unknown keys and core.State.Apply ignores
+// unknown types. Anything else (renaming a tag, changing a key, the hash,
+// the snapshot header) bumps FormatVersion (or the snapshot version). A
+// binary refuses a journal newer than it knows (ErrTooNew) and never
+// writes an older format. A newer binary that reads an older version
+// migrates on Open: it copies journal.db aside
+// (journal.db.v<old>-<unix time>), rewrites the file in the new format in
+// one transaction, and re-verifies the chain. Snapshots with an unknown
+// version are ignored and rebuilt by replay. Version 1 is the first
+// format, so no migration exists yet.
+//
+// # Concurrency
+//
+// All methods are safe for concurrent use. Read, Verify and Export work
+// in chunks copied out of short read transactions, so a long read never
+// holds up appends. Close waits for queued appends and in-flight reads
+// and snapshots, then closes bbolt.
+package store

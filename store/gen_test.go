@@ -1,0 +1,214 @@
+package store
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// gen produces plausible journals: threads whose runs go through the
+// shapes core's decider emits (receipt, queued, running, attempt, session,
+// root node, streamed text, tool calls with two-phase effects, plans,
+// approvals, checkpoints, completion), interleaved across threads, with
+// entities upserted by id as the projection expects.
+type gen struct {
+	rnd     *rand.Rand
+	seq     uint64
+	now     int64
+	threads []*gthread
+}
+
+type gthread struct {
+	t       *core.Thread
+	pending [][]core.Event // commits of the current run, seqs not yet assigned
+}
+
+func newGen(seed uint64) *gen {
+	return &gen{rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), now: 1_760_000_000_000_000_000}
+}
+
+var words = strings.Fields(`the test suite passes after the change to the parser; I read README.md
+and main.go, then ran go test ./... which reported two failures in store/journal_test.go
+because the fixture path was relative. Next I will update the helper, rerun the tests,
+and summarize what changed in notes.txt for the reviewer before asking for approval`)
+
+func (g *gen) text(min, max int) string {
+	n := min + g.rnd.IntN(max-min+1)
+	var b strings.Builder
+	for b.Len() < n {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(words[g.rnd.IntN(len(words))])
+	}
+	return b.String()[:n]
+}
+
+func (g *gen) hex(n int) string {
+	const digits = "0123456789abcdef"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = digits[g.rnd.IntN(16)]
+	}
+	return string(b)
+}
+
+func (g *gen) tick() int64 {
+	g.now += int64(1+g.rnd.IntN(900)) * 1_000_000
+	return g.now
+}
+
+// next returns the next commit, seqs assigned.
+func (g *gen) next() core.Commit {
+	var th *gthread
+	if len(g.threads) < 2 || (len(g.threads) < 12 && g.rnd.IntN(40) == 0) {
+		th = g.newThread()
+	} else {
+		th = g.threads[g.rnd.IntN(len(g.threads))]
+	}
+	if len(th.pending) == 0 {
+		th.pending = g.run(th)
+	}
+	evs := th.pending[0]
+	th.pending = th.pending[1:]
+	for i := range evs {
+		g.seq++
+		evs[i].Seq = g.seq
+		evs[i].ID = "ev" + g.hex(14)
+		evs[i].At = g.tick()
+	}
+	return core.Commit{Command: evs[0].Causation, Events: evs}
+}
+
+// commits returns commits holding exactly the next n events.
+func (g *gen) commits(n int) []core.Commit {
+	var out []core.Commit
+	for total := 0; total < n; {
+		c := g.next()
+		if total+len(c.Events) > n {
+			// Cut the last commit so the count is exact; its events stay valid.
+			c.Events = c.Events[:n-total]
+			g.seq = c.Events[len(c.Events)-1].Seq
+		}
+		total += len(c.Events)
+		out = append(out, c)
+	}
+	return out
+}
+
+func flatten(cs []core.Commit) []core.Event {
+	var out []core.Event
+	for _, c := range cs {
+		out = append(out, c.Events...)
+	}
+	return out
+}
+
+func (g *gen) newThread() *gthread {
+	id := "t" + g.hex(6)
+	t := &core.Thread{ID: id, Title: g.text(8, 40), Provider: "builtin", Status: core.ThreadIdle,
+		Caps:      core.Capabilities{Steer: true, Interrupt: true, Resume: true, Fork: true, Approvals: true, Plans: true},
+		Workspace: "/home/dev/src/" + g.hex(8), CreatedAt: g.now, UpdatedAt: g.now}
+	th := &gthread{t: t}
+	cmd := "c-" + g.hex(12)
+	th.pending = [][]core.Event{{
+		{Type: core.EvCommandAccepted, Thread: id, Causation: cmd,
+			Payload: core.Payload{Receipt: &core.Receipt{Command: cmd, Kind: core.CmdThreadCreate, Thread: id}}},
+		{Type: core.EvThreadUpdated, Thread: id, Causation: cmd, Payload: core.Payload{Thread: t}},
+	}}
+	g.threads = append(g.threads, th)
+	return th
+}
+
+// run returns the commits of one run of th.
+func (g *gen) run(th *gthread) [][]core.Event {
+	t := *th.t
+	t.Runs++
+	t.Status = core.ThreadRunning
+	th.t = &t
+	runID := core.RunID(t.ID, t.Runs)
+	attID := core.AttemptID(runID, 1)
+	cmd := "c-" + g.hex(12)
+	env := func(typ, node string, p core.Payload) core.Event {
+		return core.Event{Type: typ, Thread: t.ID, Run: runID, Attempt: attID, Node: node,
+			Correlation: runID, Causation: cmd, Payload: p}
+	}
+	run := &core.Run{ID: runID, Thread: t.ID, Ordinal: t.Runs, Status: core.RunQueued, Text: g.text(20, 160), CreatedAt: g.now}
+	running := *run
+	running.Status, running.Attempts, running.StartedAt = core.RunRunning, 1, g.now+1
+	att := &core.Attempt{ID: attID, Run: runID, Thread: t.ID, N: 1, Reason: core.ReasonInitial,
+		Status: core.AttemptRunning, Session: core.SessionID(t.ID), StartedAt: g.now}
+	root := &core.Node{ID: core.NodeID(attID, 1), Attempt: attID, Run: runID, Thread: t.ID,
+		Kind: core.NodeRootTurn, Status: core.NodeRunning, StartedAt: g.now}
+	out := [][]core.Event{
+		{env(core.EvCommandAccepted, "", core.Payload{Receipt: &core.Receipt{Command: cmd, Kind: core.CmdMessageSend,
+			Thread: t.ID, Run: runID, Ordinal: t.Runs, Mode: core.ModeImmediate, Seq: g.seq + 1}}),
+			env(core.EvRunUpdated, "", core.Payload{Run: run})},
+		{env(core.EvRunUpdated, "", core.Payload{Run: &running}), env(core.EvAttemptUpdated, "", core.Payload{Attempt: att}),
+			env(core.EvThreadUpdated, "", core.Payload{Thread: &t}),
+			env(core.EvSessionUpdated, "", core.Payload{Session: &core.Session{ID: core.SessionID(t.ID), Thread: t.ID, Provider: "builtin", State: "RUNNING"}}),
+			env(core.EvEffectStarted, "", core.Payload{Effect: &core.EffectRecord{Key: attID + "/start", Kind: core.EffStartTurn, Class: core.ClassIdempotent, Run: runID, Status: "started"}})},
+		{env(core.EvNodeUpdated, root.ID, core.Payload{Node: root})},
+	}
+	nodes := 1
+	for step, steps := 0, 1+g.rnd.IntN(4); step < steps; step++ {
+		nodes++
+		msg := &core.Node{ID: core.NodeID(attID, nodes), Attempt: attID, Run: runID, Thread: t.ID, Parent: root.ID,
+			Kind: core.NodeAssistantMessage, Status: core.NodeRunning, Key: "item_" + g.hex(10), StartedAt: g.now}
+		out = append(out, []core.Event{env(core.EvNodeUpdated, msg.ID, core.Payload{Node: msg})})
+		for i, n := 0, 1+g.rnd.IntN(4); i < n; i++ {
+			out = append(out, []core.Event{env(core.EvNodeText, msg.ID, core.Payload{Text: g.text(60, 240)})})
+		}
+		done := *msg
+		done.Status, done.EndedAt = core.NodeCompleted, g.now+5
+		out = append(out, []core.Event{env(core.EvNodeUpdated, msg.ID, core.Payload{Node: &done})})
+
+		nodes++
+		tool := &core.Node{ID: core.NodeID(attID, nodes), Attempt: attID, Run: runID, Thread: t.ID, Parent: root.ID,
+			Kind: core.NodeToolCall, Status: core.NodeRunning, Title: "run_command go test ./" + g.hex(4), Key: "call_" + g.hex(12), StartedAt: g.now}
+		eff := &core.EffectRecord{Key: tool.ID + "/exec", Kind: "worker_step", Class: core.ClassIdempotent, Run: runID, Status: "started"}
+		effDone := *eff
+		effDone.Status, effDone.Result = "completed", g.text(20, 120)
+		toolDone := *tool
+		toolDone.Status, toolDone.EndedAt = core.NodeCompleted, g.now+9
+		out = append(out,
+			[]core.Event{env(core.EvNodeUpdated, tool.ID, core.Payload{Node: tool}), env(core.EvEffectStarted, tool.ID, core.Payload{Effect: eff})},
+			[]core.Event{env(core.EvEffectCompleted, tool.ID, core.Payload{Effect: &effDone}), env(core.EvNodeUpdated, tool.ID, core.Payload{Node: &toolDone})})
+		if g.rnd.IntN(3) == 0 {
+			plan := &core.Plan{ID: core.PlanID(runID), Run: runID, Kind: "todo_list"}
+			for i, n := 0, 2+g.rnd.IntN(4); i < n; i++ {
+				plan.Items = append(plan.Items, core.PlanItem{Text: g.text(10, 50), Status: []string{"pending", "in_progress", "completed"}[g.rnd.IntN(3)]})
+			}
+			out = append(out, []core.Event{env(core.EvPlanUpdated, "", core.Payload{Plan: plan})})
+		}
+		if g.rnd.IntN(8) == 0 {
+			req := &core.Request{ID: fmt.Sprintf("R%d", g.seq+uint64(len(out))), Thread: t.ID, Run: runID, Attempt: attID,
+				Kind: core.RequestApproval, Status: core.RequestPending, Prompt: "allow: " + g.text(20, 80), Key: "approve_" + g.hex(6), CreatedAt: g.now}
+			ok := *req
+			ok.Status, ok.Response = core.RequestResolved, core.RespAllow
+			out = append(out,
+				[]core.Event{env(core.EvRequestUpdated, "", core.Payload{Request: req})},
+				[]core.Event{env(core.EvRequestUpdated, "", core.Payload{Request: &ok})})
+		}
+	}
+	cp := &core.Checkpoint{ID: fmt.Sprintf("%s/cp/%d", t.ID, t.Runs), Thread: t.ID, Run: t.Runs, Scope: "run",
+		Status: "ready", Ref: "refs/nexus/checkpoints/" + t.ID + "/" + g.hex(40)}
+	finished := running
+	finished.Status, finished.Reply, finished.EndedAt = core.RunCompleted, g.text(20, 120), g.now+20
+	attDone := *att
+	attDone.Status, attDone.EndedAt = core.AttemptCompleted, g.now+20
+	rootDone := *root
+	rootDone.Status, rootDone.EndedAt = core.NodeCompleted, g.now+20
+	idle := t
+	idle.Status = core.ThreadIdle
+	out = append(out,
+		[]core.Event{env(core.EvCheckpoint, "", core.Payload{Checkpoint: cp})},
+		[]core.Event{env(core.EvNodeUpdated, root.ID, core.Payload{Node: &rootDone}),
+			env(core.EvAttemptUpdated, "", core.Payload{Attempt: &attDone}),
+			env(core.EvRunUpdated, "", core.Payload{Run: &finished}),
+			env(core.EvThreadUpdated, "", core.Payload{Thread: &idle})})
+	th.t = &idle
+	return out
+}

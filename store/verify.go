@@ -1,0 +1,271 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Report is the outcome of Verify.
+type Report struct {
+	// OK is true when every check passed.
+	OK bool `json:"ok"`
+	// Events counts the events that verified, contiguously from seq 1.
+	Events uint64 `json:"events"`
+	// LastSeq is the highest seq stored in the events bucket.
+	LastSeq uint64 `json:"lastSeq"`
+	// FirstBad is the first seq that is missing, does not chain or does
+	// not decode; 0 when every stored event verified.
+	FirstBad uint64 `json:"firstBad"`
+	// Reason is one line saying what failed first, "ok" when nothing did.
+	Reason string `json:"reason"`
+	// Snapshots are the seqs of snapshots that verified and equal the
+	// full replay at their seq; BadSnapshots those that did not.
+	Snapshots    []uint64 `json:"snapshots,omitempty"`
+	BadSnapshots []uint64 `json:"badSnapshots,omitempty"`
+}
+
+func (r *Report) fail(format string, args ...any) {
+	if r.Reason == "" {
+		r.Reason = fmt.Sprintf(format, args...)
+	}
+}
+
+// Verify walks the whole journal: seqs gapless from 1, every hash chains,
+// every event decodes and applies; meta agrees with the last event; every
+// snapshot verifies and equals the full replay at its seq, byte for byte;
+// and bbolt's own page consistency check passes. Problems go into the
+// Report; the error is for Verify itself failing (I/O, ctx, closed).
+func (s *Store) Verify(ctx context.Context) (Report, error) {
+	var rep Report
+	var snaps []uint64
+	var metaLast uint64
+	var metaHash [hashSize]byte
+	var metaOK bool
+	err := s.view(func(tx *bolt.Tx) error {
+		if k, _ := tx.Bucket(bucketEvents).Cursor().Last(); len(k) == 8 {
+			rep.LastSeq = seqOf(k)
+		}
+		_ = tx.Bucket(bucketSnapshots).ForEach(func(k, _ []byte) error {
+			if len(k) == 8 {
+				snaps = append(snaps, seqOf(k))
+			}
+			return nil
+		})
+		metaLast, metaHash, metaOK = parseLast(tx.Bucket(bucketMeta).Get(keyLast))
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+
+	st := core.NewState()
+	var lastHash [hashSize]byte
+	check := func(seq uint64) error {
+		if _, ok := slices.BinarySearch(snaps, seq); ok {
+			return s.compareSnapshot(seq, st, &rep)
+		}
+		return nil
+	}
+	err = check(0)
+	if err == nil {
+		var ev core.Event
+		err = s.walk(ctx, 1, true, func(seq uint64, hash, data []byte) error {
+			if err := decodeEvent(data, &ev); err != nil {
+				return corrupt(seq, "event does not decode: %v", err)
+			}
+			if ev.Seq != seq {
+				return corrupt(seq, "event is stored under seq %d but says %d", seq, ev.Seq)
+			}
+			if err := st.Apply(&ev); err != nil {
+				return corrupt(seq, "%v", err)
+			}
+			rep.Events = seq
+			copy(lastHash[:], hash)
+			return check(seq)
+		})
+	}
+	var ce *CorruptError
+	switch {
+	case errors.As(err, &ce):
+		rep.FirstBad = max(ce.Seq, 1)
+		rep.fail("seq %d: %s", rep.FirstBad, ce.Reason)
+	case err != nil:
+		return rep, err
+	}
+
+	switch {
+	case !metaOK:
+		rep.fail("meta/last is malformed")
+	case metaLast > rep.LastSeq && rep.FirstBad == 0:
+		rep.FirstBad = rep.LastSeq + 1
+		rep.fail("meta says the last seq is %d but the events end at %d", metaLast, rep.LastSeq)
+	case rep.FirstBad == 0 && (metaLast != rep.Events || metaHash != lastHash):
+		rep.fail("meta (last seq %d) disagrees with the last event (%d)", metaLast, rep.Events)
+	}
+	for _, seq := range snaps {
+		if !slices.Contains(rep.Snapshots, seq) && !slices.Contains(rep.BadSnapshots, seq) {
+			rep.BadSnapshots = append(rep.BadSnapshots, seq)
+			rep.fail("snapshot %d covers events that did not verify", seq)
+		}
+	}
+	if err := s.checkPages(&rep); err != nil {
+		return rep, err
+	}
+	rep.OK = rep.Reason == ""
+	if rep.OK {
+		rep.Reason = "ok"
+	}
+	return rep, nil
+}
+
+// compareSnapshot checks the stored snapshot at seq against the replayed
+// projection st at the same seq.
+func (s *Store) compareSnapshot(seq uint64, st *core.State, rep *Report) error {
+	want, err := EncodeState(st)
+	if err != nil {
+		return err
+	}
+	return s.view(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketSnapshots).Get(seqKey(seq))
+		body, err := checkSnapshot(tx.Bucket(bucketEvents), seqKey(seq), v)
+		switch {
+		case err != nil:
+			rep.fail("%v", err)
+		case !bytes.Equal(body, want):
+			rep.fail("snapshot %d differs from the full replay at that seq", seq)
+		default:
+			rep.Snapshots = append(rep.Snapshots, seq)
+			return nil
+		}
+		rep.BadSnapshots = append(rep.BadSnapshots, seq)
+		return nil
+	})
+}
+
+// checkPages runs bbolt's consistency check (page references, freelist,
+// key order) and records the first problem.
+func (s *Store) checkPages(rep *Report) error {
+	return s.view(func(tx *bolt.Tx) error {
+		n := 0
+		for err := range tx.Check() {
+			if n++; n == 1 {
+				rep.fail("bbolt: %v", err)
+			}
+		}
+		if n > 1 {
+			rep.Reason += fmt.Sprintf(" (and %d more page errors)", n-1)
+		}
+		return nil
+	})
+}
+
+// RepairResult is the outcome of Repair.
+type RepairResult struct {
+	Before, After Report
+	// Backup is the copy of the original journal, "" if nothing needed
+	// repair.
+	Backup string
+	// Dropped counts the events removed from the end.
+	Dropped uint64
+}
+
+// Repair makes the journal of dir verify again. It copies the original
+// aside (journal.db.corrupt-<unix time>, fsynced, before touching
+// anything), then truncates the journal to the last event that verifies:
+// later events and snapshots are deleted, failing snapshots too, and meta
+// is rewritten. Events after a bad one cannot be kept: the chain that
+// vouches for them is broken. A healthy journal is left alone.
+func Repair(ctx context.Context, dir string, opts Options) (RepairResult, error) {
+	var res RepairResult
+	s, err := open(dir, opts, false)
+	if err != nil {
+		return res, err
+	}
+	defer s.Close()
+	if res.Before, err = s.Verify(ctx); err != nil || res.Before.OK {
+		res.After = res.Before
+		return res, err
+	}
+	if res.Backup, err = backupName(s.path); err != nil {
+		return res, err
+	}
+	if err := copyFile(s.path, res.Backup); err != nil {
+		return res, fmt.Errorf("store: copy the journal aside before repair: %w; free some disk space and retry", err)
+	}
+	keep := res.Before.Events
+	if err := s.truncate(keep, res.Before.BadSnapshots); err != nil {
+		return res, err
+	}
+	res.Dropped = res.Before.LastSeq - min(keep, res.Before.LastSeq)
+	if res.After, err = s.Verify(ctx); err != nil {
+		return res, err
+	}
+	if !res.After.OK {
+		return res, fmt.Errorf("store: repair could not fix the journal (%s); the original is in %s: export what verifies and import it into a new --state-dir", res.After.Reason, res.Backup)
+	}
+	return res, nil
+}
+
+func backupName(path string) (string, error) {
+	base := fmt.Sprintf("%s.corrupt-%d", path, time.Now().Unix())
+	for i := 0; i < 100; i++ {
+		name := base
+		if i > 0 {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		if _, err := os.Lstat(name); os.IsNotExist(err) {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("store: too many journal backups named %s*; remove old ones", base)
+}
+
+// truncate deletes events above keep, snapshots above keep or listed as
+// bad, and points meta at keep.
+func (s *Store) truncate(keep uint64, bad []uint64) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	var hash [hashSize]byte
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		events := tx.Bucket(bucketEvents)
+		c := events.Cursor()
+		start := seqKey(keep + 1)
+		for k, _ := c.Seek(start); k != nil; k, _ = c.Seek(start) {
+			if err := c.Delete(); err != nil {
+				return err
+			}
+		}
+		snaps := tx.Bucket(bucketSnapshots)
+		var drop [][]byte
+		_ = snaps.ForEach(func(k, _ []byte) error {
+			if len(k) != 8 || seqOf(k) > keep || slices.Contains(bad, seqOf(k)) {
+				drop = append(drop, append([]byte(nil), k...))
+			}
+			return nil
+		})
+		for _, k := range drop {
+			if err := snaps.Delete(k); err != nil {
+				return err
+			}
+		}
+		var err error
+		if hash, err = hashAt(events, keep); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keyLast, encodeLast(keep, hash))
+	})
+	if err != nil {
+		return fmt.Errorf("store: repair: %w", err)
+	}
+	s.last.Store(keep)
+	s.lastHash = hash
+	return nil
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"sort"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// The --json views are a stable, documented contract (README.md "JSON
+// output"). Field names never change; new fields may be added.
+
+type threadView struct {
+	ID          string            `json:"id"`
+	Title       string            `json:"title"`
+	Provider    string            `json:"provider"`
+	Status      string            `json:"status"`
+	Workspace   string            `json:"workspace,omitempty"`
+	ForkedFrom  string            `json:"forkedFrom,omitempty"`
+	ForkRun     int               `json:"forkRun,omitempty"`
+	QueueHeld   bool              `json:"queueHeld"`
+	Runs        []runView         `json:"runs"`
+	Requests    []requestView     `json:"requests"`
+	Todos       []todoView        `json:"todos"`
+	Checkpoints []core.Checkpoint `json:"checkpoints"`
+	Handoffs    []core.Handoff    `json:"handoffs"`
+}
+
+type runView struct {
+	Ordinal  int           `json:"ordinal"`
+	Status   string        `json:"status"`
+	Text     string        `json:"text"`
+	Steers   []string      `json:"steers,omitempty"`
+	Reply    string        `json:"reply"`
+	Error    string        `json:"error,omitempty"`
+	Held     bool          `json:"held,omitempty"`
+	Attempts []attemptView `json:"attempts"`
+	Nodes    []nodeView    `json:"nodes"`
+}
+
+type attemptView struct {
+	N      int        `json:"n"`
+	Reason string     `json:"reason"`
+	Status string     `json:"status"`
+	Nodes  []nodeView `json:"nodes"`
+}
+
+type nodeView struct {
+	ID     string `json:"id"`
+	Parent string `json:"parent,omitempty"`
+	Kind   string `json:"kind"`
+	Status string `json:"status"`
+	Title  string `json:"title,omitempty"`
+	Text   string `json:"text,omitempty"`
+}
+
+type requestView struct {
+	ID       string `json:"id"`
+	Thread   string `json:"thread"`
+	Run      int    `json:"run"`
+	Kind     string `json:"kind"`
+	Status   string `json:"status"`
+	Prompt   string `json:"prompt"`
+	Response string `json:"response,omitempty"`
+	Answer   string `json:"answer,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+type todoView struct {
+	Run   int             `json:"run"`
+	Kind  string          `json:"kind"`
+	Items []core.PlanItem `json:"items"`
+}
+
+func viewThread(st *core.State, th *core.Thread) threadView {
+	v := threadView{ID: th.ID, Title: th.Title, Provider: th.Provider, Status: th.Status, Workspace: th.Workspace,
+		ForkedFrom: th.ForkedFrom, ForkRun: th.ForkRun, QueueHeld: th.QueueHeld,
+		Runs: []runView{}, Requests: []requestView{}, Todos: []todoView{},
+		Checkpoints: []core.Checkpoint{}, Handoffs: []core.Handoff{}}
+	for _, r := range st.RunsOf(th.ID) {
+		rv := runView{Ordinal: r.Ordinal, Status: r.Status, Text: r.Text, Steers: r.Steers, Reply: r.Reply,
+			Error: r.Error, Held: r.Held, Attempts: []attemptView{}, Nodes: []nodeView{}}
+		for _, a := range st.AttemptsOf(r.ID) {
+			av := attemptView{N: a.N, Reason: a.Reason, Status: a.Status, Nodes: []nodeView{}}
+			for _, n := range st.NodesOf(a.ID) {
+				nv := nodeView{ID: n.ID, Parent: n.Parent, Kind: n.Kind, Status: n.Status, Title: n.Title, Text: n.Text}
+				av.Nodes = append(av.Nodes, nv)
+				rv.Nodes = append(rv.Nodes, nv)
+			}
+			rv.Attempts = append(rv.Attempts, av)
+		}
+		v.Runs = append(v.Runs, rv)
+		for _, q := range st.RequestsOf(r.ID) {
+			v.Requests = append(v.Requests, viewRequest(st, q))
+		}
+		if p := st.Plans[core.PlanID(r.ID)]; p != nil {
+			v.Todos = append(v.Todos, todoView{Run: r.Ordinal, Kind: p.Kind, Items: p.Items})
+		}
+	}
+	for _, c := range st.Checkpoints {
+		if c.Thread == th.ID {
+			v.Checkpoints = append(v.Checkpoints, *c)
+		}
+	}
+	sort.Slice(v.Checkpoints, func(i, j int) bool { return v.Checkpoints[i].ID < v.Checkpoints[j].ID })
+	for _, h := range st.Handoffs {
+		if h.Thread == th.ID {
+			v.Handoffs = append(v.Handoffs, *h)
+		}
+	}
+	sort.Slice(v.Handoffs, func(i, j int) bool { return v.Handoffs[i].ID < v.Handoffs[j].ID })
+	return v
+}
+
+func viewRequest(st *core.State, q *core.Request) requestView {
+	ord := 0
+	if r := st.Runs[q.Run]; r != nil {
+		ord = r.Ordinal
+	}
+	return requestView{ID: q.ID, Thread: q.Thread, Run: ord, Kind: q.Kind, Status: q.Status, Prompt: q.Prompt,
+		Response: q.Response, Answer: q.Answer, Reason: q.Reason}
+}
+
+// sortedThreads returns threads by creation time, then id.
+func sortedThreads(st *core.State) []*core.Thread {
+	out := make([]*core.Thread, 0, len(st.Threads))
+	for _, th := range st.Threads {
+		out = append(out, th)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].CreatedAt != out[j].CreatedAt {
+			return out[i].CreatedAt < out[j].CreatedAt
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
