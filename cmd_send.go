@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/nexus-tui/nexus/core"
@@ -21,13 +22,20 @@ func (a *app) cmdSend(ctx context.Context, args []string) error {
 	mode := fs.String("mode", "auto", "auto, steer, restart or queue")
 	provider := fs.String("provider", "", "switch the thread to this provider first")
 	noWait := fs.Bool("no-wait", false, "return once the message is journaled")
-	pos, err := parseArgs(fs, args, 2, 2, `nexus send THREAD TEXT [--mode auto|steer|restart|queue]`)
+	pos, err := parseArgs(fs, args, 2, 2, `nexus send THREAD TEXT|- [--mode auto|steer|restart|queue]`)
 	if err != nil {
 		return err
 	}
 	m, ok := sendModes[*mode]
 	if !ok {
 		return usageErr("unknown mode %q: use auto, steer, restart or queue", *mode)
+	}
+	if pos[1] == "-" {
+		text, err := a.readStdin()
+		if err != nil {
+			return err
+		}
+		pos[1] = text
 	}
 	s, err := a.connect(ctx)
 	if err != nil {
@@ -204,4 +212,14 @@ func (a *app) waitRuns(ctx context.Context, s *session, runs []string, asJSON bo
 		return failErr("%s", strings.Join(failed, "; "))
 	}
 	return nil
+}
+
+// readStdin reads a message given as "-", up to one byte over the limit so
+// the kernel's edge reports an oversized message with its size.
+func (a *app) readStdin() (string, error) {
+	b, err := io.ReadAll(io.LimitReader(a.stdin, core.MaxTextBytes+1))
+	if err != nil {
+		return "", failErr("reading the message from stdin: %v", err)
+	}
+	return string(b), nil
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -72,7 +73,14 @@ func (e *env) cmd(args ...string) *exec.Cmd {
 // run runs nexus to completion with a generous deadline.
 func (e *env) run(args ...string) result {
 	e.t.Helper()
+	return e.runStdin("", args...)
+}
+
+// runStdin runs nexus with the given standard input.
+func (e *env) runStdin(stdin string, args ...string) result {
+	e.t.Helper()
 	c := e.cmd(args...)
+	c.Stdin = strings.NewReader(stdin)
 	var so, se bytes.Buffer
 	c.Stdout, c.Stderr = &so, &se
 	if err := c.Start(); err != nil {
@@ -103,8 +111,26 @@ func (e *env) must(args ...string) string {
 // bg starts nexus in the background; wait collects its result.
 type bgProc struct {
 	c      *exec.Cmd
-	so, se bytes.Buffer
+	so, se lockedBuffer
 	done   chan struct{}
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while the child writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func (e *env) bg(args ...string) *bgProc {

@@ -94,14 +94,20 @@ func TestFlippedByteIsFoundAndRepaired(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "store: journal corrupt at seq 4321: ") || !strings.HasSuffix(err.Error(), "run nexus verify --repair") {
 				t.Fatalf("message %q", err)
 			}
-			// Reading from after the damage still works: the chain from
-			// there on is intact.
-			if evs := readAll(t, s, bad+1); len(evs) != 5000-bad {
-				t.Fatalf("read after the damage: %d events", len(evs))
+			// Damage to an event's bytes leaves the chain after it intact
+			// (its stored hash still vouches for the next one); damage to
+			// its hash breaks the link to the next event.
+			err = s.Read(context.Background(), bad+1, func(core.Event) error { return nil })
+			if tc.off >= hashSize && err != nil {
+				t.Fatalf("read after damaged event bytes: %v", err)
 			}
-			// The snapshot at 4500 covers the damage and must not load.
-			if st, err := s.LoadSnapshot(); err != nil || st == nil || st.Seq != 4000 {
-				t.Fatalf("LoadSnapshot after damage = %v, %v; want the one at 4000", st, err)
+			if tc.off < hashSize && (!errors.As(err, &ce) || ce.Seq != bad+1) {
+				t.Fatalf("read after a damaged hash = %v, want CorruptError at %d", err, bad+1)
+			}
+			// The snapshot at 4500 was taken from the good event and its
+			// own chain link is intact, so it still loads.
+			if st, err := s.LoadSnapshot(); err != nil || st == nil || st.Seq != 4500 {
+				t.Fatalf("LoadSnapshot after damage = %v; want the one at 4500", err)
 			}
 			s.Close()
 

@@ -30,7 +30,7 @@ func TestSnapshotsKeepTwoAndFallBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st, err := s.LoadSnapshot(); err != nil || st != nil {
-		t.Fatalf("empty journal LoadSnapshot = %v, %v", st, err)
+		t.Fatalf("empty journal LoadSnapshot = %v, %v", st != nil, err)
 	}
 	cs := newGen(31).commits(600)
 	appendAll(t, s, cs, 10)
@@ -44,7 +44,7 @@ func TestSnapshotsKeepTwoAndFallBack(t *testing.T) {
 	}
 	st, err := s.LoadSnapshot()
 	if err != nil || st == nil || st.Seq != 400 {
-		t.Fatalf("LoadSnapshot = %v, %v; want seq 400", st, err)
+		t.Fatalf("LoadSnapshot = %v, %v; want seq 400", st != nil, err)
 	}
 	want, _ := EncodeState(stateAt(t, s, 400))
 	if got, _ := EncodeState(st); !bytes.Equal(got, want) {
@@ -64,7 +64,7 @@ func TestSnapshotsKeepTwoAndFallBack(t *testing.T) {
 	})
 	s = openT(t, dir)
 	if st, err := s.LoadSnapshot(); err != nil || st == nil || st.Seq != 300 {
-		t.Fatalf("LoadSnapshot with a damaged newest = %v, %v; want seq 300", st, err)
+		t.Fatalf("LoadSnapshot with a damaged newest = %v, %v; want seq 300", st != nil, err)
 	}
 	rep, err := s.Verify(context.Background())
 	if err != nil || rep.OK || !slices.Equal(rep.BadSnapshots, []uint64{400}) || !slices.Equal(rep.Snapshots, []uint64{300}) || rep.FirstBad != 0 {
@@ -81,7 +81,7 @@ func TestSnapshotsKeepTwoAndFallBack(t *testing.T) {
 	})
 	s = openT(t, dir)
 	if st, err := s.LoadSnapshot(); err != nil || st != nil {
-		t.Fatalf("LoadSnapshot with both damaged = %v, %v; want nil", st, err)
+		t.Fatalf("LoadSnapshot with both damaged = %v, %v; want nil", st != nil, err)
 	}
 }
 

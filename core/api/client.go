@@ -133,6 +133,12 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 		c.drop(nc)
 	}
 	if err != nil {
+		c.mu.Lock()
+		closed := c.closed
+		c.mu.Unlock()
+		if closed {
+			return ErrClosed // Close cut the call short; the host is fine
+		}
 		return err
 	}
 	if in.Error != nil {
@@ -261,8 +267,19 @@ func roundTrip(ctx context.Context, nc net.Conn, lr *lineReader, line []byte, id
 		}
 		return in, true, fmt.Errorf("api: %s: %w", method, cerr)
 	default:
-		return in, true, fmt.Errorf("%w: %s: %v", ErrHostGone, method, err)
+		return in, true, fmt.Errorf("%w: %s: %v", ErrHostGone, method, cause(err))
 	}
+}
+
+// cause strips the addresses off a socket error. The socket was bound under
+// a temporary name (see Listen), which the kernel goes on reporting and
+// which would only confuse a reader.
+func cause(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err
+	}
+	return err
 }
 
 // remoteError turns an error the host answered with into a Go error.

@@ -439,3 +439,25 @@ func TestClosedClient(t *testing.T) {
 		t.Errorf("Subscribe after Close: %v, want ErrClosed", err)
 	}
 }
+
+// Close during a call ends it with ErrClosed, not a claim that the host
+// went away.
+func TestCloseDuringCall(t *testing.T) {
+	h := startHost(t)
+	c := h.dial(t)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Submit(context.Background(), core.Command{ID: "c1", Kind: core.CmdMessageSend, Thread: "t1", Text: gateBlock})
+		errc <- err
+	}()
+	<-h.gate.entered
+	c.Close()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("Submit cut short by Close: %v, want ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not end the call in flight")
+	}
+}

@@ -36,7 +36,9 @@ var maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
 //
 // The socket is never reachable with a wider mode: it is bound inside a
 // fresh 0700 directory, chmodded to 0600 and only then renamed into place
-// (which also replaces a stale socket atomically). When the path is too
+// (which also replaces a stale socket atomically; the kernel keeps
+// reporting the temporary name as the socket's address, which nothing
+// uses). When the path is too
 // long for that detour it is bound in place and chmodded at once, relying
 // on the state dir's own 0700 mode for that instant.
 func Listen(path string) (net.Listener, error) {

@@ -257,7 +257,8 @@ func (s *Server) pump(ctx context.Context, c *conn, sub *core.Subscription, item
 				return
 			}
 		case <-ctx.Done():
-			c.nc.SetWriteDeadline(time.Now().Add(shutdownGrace))
+			// Best effort: Serve closes the connection after shutdownGrace
+			// if the client does not take this line.
 			c.write(endLine(ctx, nil), true)
 			return
 		}

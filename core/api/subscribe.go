@@ -127,7 +127,7 @@ func (s *subscription) run(lr *lineReader, done func()) {
 	for {
 		line, rerr := lr.next()
 		if rerr != nil {
-			err = fmt.Errorf("%w: the subscription's connection closed: %v", ErrHostGone, rerr)
+			err = fmt.Errorf("%w: the subscription's connection closed: %v", ErrHostGone, cause(rerr))
 			return
 		}
 		var in incoming
