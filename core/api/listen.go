@@ -35,12 +35,12 @@ var maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
 // Call it while holding the state dir's lock.
 //
 // The socket is never reachable with a wider mode: it is bound inside a
-// fresh 0700 directory, chmodded to 0600 and only then renamed into place
-// (which also replaces a stale socket atomically; the kernel keeps
-// reporting the temporary name as the socket's address, which nothing
-// uses). When the path is too
-// long for that detour it is bound in place and chmodded at once, relying
-// on the state dir's own 0700 mode for that instant.
+// fresh 0700 directory, chmodded to 0600 and only then renamed into place,
+// which also replaces a stale socket atomically. (The kernel goes on
+// reporting the temporary name as the socket's address; the listener's
+// Addr reports path.) When the path is too long for that detour it is
+// bound in place and chmodded at once, relying on the state dir's own 0700
+// mode for that instant.
 func Listen(path string) (net.Listener, error) {
 	if len(path) > maxSocketPath {
 		return nil, fmt.Errorf("api: socket path %s is %d bytes, over the %d-byte limit of unix sockets: use a shorter state dir",
@@ -152,6 +152,9 @@ type listener struct {
 	fi   fs.FileInfo
 	once sync.Once
 }
+
+// Addr is the socket's final path, not the name it was bound under.
+func (l *listener) Addr() net.Addr { return &net.UnixAddr{Name: l.path, Net: "unix"} }
 
 func (l *listener) Close() error {
 	err := l.UnixListener.Close()

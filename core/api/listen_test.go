@@ -25,6 +25,9 @@ func TestListenSocketMode0600(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
+	if got := ln.Addr().String(); got != path {
+		t.Errorf("Addr() = %s, want %s", got, path)
+	}
 	fi, err := os.Lstat(path)
 	if err != nil {
 		t.Fatal(err)

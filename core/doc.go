@@ -1,0 +1,74 @@
+// Package core is the kernel of nexus: the domain model, the commands and
+// events, a pure decider, the synchronous Kernel and the Runner goroutine
+// that owns it. It imports only the standard library (deps_test.go checks).
+//
+// # Shape
+//
+// Every input (a Command from a person or script, an Observation from a
+// provider or effect, a TimerFired, the Recover pass at host start, the
+// Shutdown pass at clean exit) goes through Decide(state, input), which
+// returns events, effects and, for a command, its Receipt. Decide is pure:
+// no clock, no randomness, no I/O; the edge (Runner.Submit, Observe) stamps
+// the time and new ids. Each emitted event is applied to the State at once
+// (State.Apply: upsert the entities it carries by id), so later decisions
+// in the same pass see it.
+//
+// The Kernel accumulates Ready{Events, Commits, Effects}. The Runner, the
+// only goroutine that touches the Kernel, drains up to 512 queued inputs,
+// steps each, appends all their events in one Journal.Append (one fsync),
+// and only then publishes the events to subscribers, starts the effects and
+// answers the callers; then it calls Advance. If the append fails, the
+// in-memory state is ahead of the journal: the Runner rebuilds it from the
+// journal and every caller of the batch gets the error. Reads (State,
+// Subscribe) are answered between batches, so they see only durable state
+// and a subscriber's snapshot never overlaps its first event.
+//
+// # Invariants
+//
+//   - Entities in State are never mutated after they are stored; Decide
+//     copies before it changes. Clone is therefore a cheap shallow copy.
+//   - Seq is gapless from 1; Apply refuses a gap.
+//   - A command id seen before is answered with its first Receipt and
+//     journals nothing (receipts are part of the State, so this survives
+//     restarts). Input that cannot form a valid command (*InputError) is
+//     refused at the edge and journals nothing; a well-formed command the
+//     decider rejects against the state is journaled as command.rejected
+//     with a typed reason.
+//   - Ids are derived from their parents so the decider stays pure and
+//     people can read them: thread t3f9a2c, run t3f9a2c/1, attempt
+//     t3f9a2c/1/a2, node t3f9a2c/1/a2/n3, request R7.
+//   - Late observations for an attempt that is not its run's current one,
+//     or that already ended, produce no events.
+//   - A run becomes terminal only at the completion barrier of its current
+//     attempt (turn.ended): open child nodes are closed, pending requests
+//     of the attempt settled, the todo list finalized, the reply recorded.
+//     Workspace checkpoints join the barrier when they exist.
+//
+// # Decisions where DESIGN.md is silent
+//
+//   - The capability policy lives in the decider: message.send auto picks
+//     start, steer or restart from the thread's Capabilities; an explicit
+//     steer to a provider that cannot steer becomes a steering restart when
+//     it can interrupt, else unsupported_capability.
+//   - queue_after_active with nothing active starts at once (unless the
+//     queue is held). queue.release also clears a thread-wide hold set by
+//     `interrupt --hold-queue`.
+//   - A run interrupted by a host restart is marked Recoverable and blocks
+//     its thread's queue until `nexus resume` continues it (a new attempt,
+//     reason provider_recovery) or `nexus interrupt` gives it up. A new
+//     message is refused meanwhile, with the two ways out in the message.
+//   - DurableRequests (the built-in agent): pending requests survive the
+//     provider process. Answering one after a restart resolves it and
+//     continues the run with a provider_recovery attempt that carries the
+//     settled answers, so nothing is asked twice. For other providers a
+//     pending request of a dead process becomes not_resumable, visibly.
+//   - The session registry allows STARTING -> STOPPING and STARTING ->
+//     FAILED besides DESIGN.md §2's list: a process can die or be stopped
+//     before its first turn.
+//   - Streamed text: the Runner publishes each delta live as an unjournaled
+//     node.delta event (Seq 0) and journals the joined text as node.text at
+//     most TextFlushInterval later, at the node's final delta, or before any
+//     other input of the same thread, so journal order equals provider order.
+//   - Snapshots: every DefaultSnapshotEvery events (asynchronously, from a
+//     Clone) and at clean exit when anything changed since the last one.
+package core

@@ -1,0 +1,15 @@
+// Package providers runs the effects the kernel addresses to agent
+// providers and turns what the agents do into core.Observations.
+//
+// A Profile names a provider configuration (kind, capabilities, a
+// constructor). The Registry holds the profiles and the live providers:
+// Exec routes an effect to its provider, starting it on first use; an
+// effect for a profile this host does not know ends the turn with a clear
+// error rather than hanging it. Providers report through a Sink (the core
+// Runner). Each adapter lives in its own sub-package: builtin is the
+// built-in agent.
+//
+// Providers may import core (and later workers); never store or the TUI.
+// Handle must not block: turns run on the provider's own goroutines, each
+// with a context cancelled by Close.
+package providers
