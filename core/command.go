@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -99,8 +100,16 @@ func (c *Command) Validate() error {
 	if !utf8.ValidString(c.Title) || len(c.Title) > MaxTitleBytes {
 		return refuse("title must be valid UTF-8 of at most %d bytes", MaxTitleBytes)
 	}
-	if !utf8.ValidString(c.Workspace) || !utf8.ValidString(c.Answer) {
-		return refuse("text must be valid UTF-8")
+	for _, f := range []struct{ name, v string }{{"message", c.Text}, {"answer", c.Answer}, {"workspace", c.Workspace}} {
+		if !utf8.ValidString(f.v) {
+			return refuse("%s is not valid UTF-8", f.name)
+		}
+		if len(f.v) > MaxTextBytes {
+			return refuse("%s is %d bytes, over the limit of %d bytes", f.name, len(f.v), MaxTextBytes)
+		}
+	}
+	if math.IsNaN(c.BudgetUSD) || math.IsInf(c.BudgetUSD, 0) {
+		return refuse("budget must be a finite number of US dollars")
 	}
 	switch c.Kind {
 	case CmdThreadCreate:
