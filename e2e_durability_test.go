@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -284,5 +285,25 @@ func TestE2EServeAndClientLog(t *testing.T) {
 	serve.wait(t)
 	if v := e.show(th); v.Title != "followed" {
 		t.Fatalf("thread lost after serve stopped: %+v", v)
+	}
+}
+
+// TestE2ELockedByUnresponsiveHost: a host that holds the journal but does
+// not answer within 1 s makes other invocations exit 4 naming its pid.
+func TestE2ELockedByUnresponsiveHost(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	serve := e.bg("serve")
+	eventually(t, "host serving", func() bool { return strings.Contains(serve.so.String(), "serving") })
+	pid := serve.c.Process.Pid
+	syscall.Kill(pid, syscall.SIGSTOP)
+	r := e.run("thread", "list")
+	syscall.Kill(pid, syscall.SIGCONT)
+	if r.code != 4 || !strings.Contains(r.err, fmt.Sprint(pid)) {
+		t.Fatalf("against a stopped host: exit %d, stderr %q; want exit 4 naming pid %d", r.code, r.err, pid)
+	}
+	serve.c.Process.Signal(syscall.SIGTERM)
+	if res := serve.wait(t); res.code != 0 {
+		t.Fatalf("serve exit %d: %s", res.code, res.err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -235,4 +236,41 @@ func TestE2EFork(t *testing.T) {
 		t.Fatalf("fork of a running run 3 starts at run %d, want 2", v.ForkRun)
 	}
 	slow.wait(t)
+}
+
+// TestE2EApprovalLiveHost answers requests while the host that runs the
+// agent stays up (`nexus serve`): the answer reaches the live turn.
+func TestE2EApprovalLiveHost(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	serve := e.bg("serve")
+	eventually(t, "host serving", func() bool { return strings.Contains(serve.so.String(), "serving") })
+	th := e.must("thread", "new")
+	r := e.run("send", th, "#ask=Which colour? #approve paint")
+	id := requestIDRE.FindString(r.out)
+	if r.code != 3 || id == "" {
+		t.Fatalf("send: exit %d out %q err %q", r.code, r.out, r.err)
+	}
+	e.must("respond", id, "--allow")
+	var q string
+	eventually(t, "the question after the approval", func() bool {
+		for _, rq := range e.show(th).Requests {
+			if rq.Status == "pending" && rq.Kind == "user_input" {
+				q = rq.ID
+				return true
+			}
+		}
+		return false
+	})
+	e.must("respond", q, "--answer", "green")
+	eventually(t, "run completed", func() bool { return e.show(th).Runs[0].Status == "completed" })
+	run := e.show(th).Runs[0]
+	if len(run.Attempts) != 1 {
+		t.Fatalf("a live host answered through %d attempts, want 1 (no recovery needed)", len(run.Attempts))
+	}
+	if !strings.Contains(run.Reply, "Approval granted") || !strings.Contains(run.Reply, "green") {
+		t.Fatalf("reply %q", run.Reply)
+	}
+	serve.c.Process.Signal(syscall.SIGTERM)
+	serve.wait(t)
 }
