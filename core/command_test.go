@@ -9,8 +9,12 @@ import (
 func TestValidateRefusesBadFields(t *testing.T) {
 	base := Command{ID: "c1", Kind: CmdMessageSend, Thread: "t1", Text: "hi"}
 	cases := map[string]func(c *Command){
-		"nan budget":      func(c *Command) { c.Kind, c.NewThread, c.Provider, c.BudgetUSD = CmdThreadCreate, "t2", "p", math.NaN() },
-		"inf budget":      func(c *Command) { c.Kind, c.NewThread, c.Provider, c.BudgetUSD = CmdThreadCreate, "t2", "p", math.Inf(1) },
+		"nan budget": func(c *Command) {
+			c.Kind, c.NewThread, c.Provider, c.BudgetUSD = CmdThreadCreate, "t2", "p", math.NaN()
+		},
+		"inf budget": func(c *Command) {
+			c.Kind, c.NewThread, c.Provider, c.BudgetUSD = CmdThreadCreate, "t2", "p", math.Inf(1)
+		},
 		"huge answer":     func(c *Command) { c.Answer = strings.Repeat("a", MaxTextBytes+1) },
 		"huge workspace":  func(c *Command) { c.Workspace = strings.Repeat("w", MaxTextBytes+1) },
 		"bad utf8 answer": func(c *Command) { c.Answer = "\xff" },
