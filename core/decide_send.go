@@ -213,12 +213,13 @@ func (t *tx) interrupt(c *Command, holdQueue, stop bool) *Rejection {
 	r.InterruptRequested = true
 	r.RestartPending = false
 	t.putRun(r)
-	if th.Caps.Interrupt && !stop {
+	if th.Caps.Interrupt && !stop && Live(t.sessionState(th.ID)) {
 		t.requestInterrupt(&r)
 		return nil
 	}
-	// The provider cannot interrupt (or the user stops the thread): stop
-	// the session and end the run here.
+	// The provider cannot interrupt, its process is gone (a run waiting on
+	// a durable request after a restart), or the user stops the thread:
+	// stop the session and end the run here.
 	t.endAttempt(&r, AttemptInterrupted, RunInterrupted, "interrupted by user")
 	t.stopSession(th.ID, "stopped by user")
 	t.startNext(th.ID)
