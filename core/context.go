@@ -1,5 +1,7 @@
 package core
 
+import "strings"
+
 // Context returns the conversation a provider sees before run `before` of a
 // thread: the lineage's context up to the fork point, then every earlier
 // run that was not rolled back, cancelled or still queued: its message, its
@@ -53,5 +55,28 @@ func (st *State) TurnFor(r *Run, reason string) *Turn {
 			settled = append(settled, *q)
 		}
 	}
-	return &Turn{Messages: msgs, Text: r.Text, Instruction: instr, Reason: reason, Settled: settled, UserMessages: users}
+	t := &Turn{Messages: msgs, Text: r.Text, Instruction: instr, Reason: reason, Settled: settled, UserMessages: users}
+	for _, a := range st.AttemptsOf(r.ID) {
+		for _, n := range st.NodesOf(a.ID) {
+			if n.Kind == NodeLLMCall && n.Status == NodeCompleted {
+				if t.LLM == nil {
+					t.LLM = map[string]string{}
+				}
+				t.LLM[strings.TrimPrefix(n.Key, "llm:")] = n.Text
+			}
+		}
+	}
+	for key, e := range st.Effects {
+		if e.Run == r.ID && e.Kind == EffWorkerStep {
+			if t.Steps == nil {
+				t.Steps = map[string]EffectRecord{}
+			}
+			t.Steps[key] = *e
+		}
+	}
+	if th := st.Threads[r.Thread]; th != nil {
+		t.Policy = Policy{Allow: append([]string(nil), th.Allow...), BudgetUSD: th.BudgetUSD, MaxTokens: th.MaxTokens,
+			SpentUSD: th.CostUSD, SpentTokens: th.TokensIn + th.TokensOut}
+	}
+	return t
 }

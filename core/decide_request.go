@@ -19,7 +19,7 @@ func (t *tx) openRequest(r *Run, a *Attempt, o *Observation) {
 	}
 	n := t.addNode(a, "request:"+o.Key, nodeKind, o.Parent, o.Prompt)
 	q := Request{ID: "R" + itoa(t.st.RequestCount+1), Thread: r.Thread, Run: r.ID, Attempt: a.ID,
-		Node: n.ID, Kind: kind, Status: RequestPending, Prompt: o.Prompt, Key: o.Key, CreatedAt: t.at}
+		Node: n.ID, Kind: kind, Status: RequestPending, Prompt: o.Prompt, Key: o.Key, Action: o.Action, CreatedAt: t.at}
 	t.putRequest(q)
 	rc := *t.st.Runs[r.ID]
 	if rc.Status != RunWaiting {
@@ -65,6 +65,9 @@ func (t *tx) respond(c *Command) *Rejection {
 	nq.Status, nq.Response, nq.Answer = RequestResolved, c.Response, c.Answer
 	t.putRequest(nq)
 	t.closeNode(q.Node, NodeCompleted)
+	if c.Response == RespAllowAlways {
+		t.allowAlways(&nq)
+	}
 	if !live {
 		// The built-in agent continues from the journal.
 		if a := t.st.CurrentAttempt(r); a != nil && a.Status == AttemptRunning {

@@ -159,7 +159,11 @@ func (h *harness) do(t *testing.T, line string) string {
 		o := &Observation{Kind: args["kind"], At: h.clock, Thread: args["thread"], Run: args["run"],
 			Attempt: args["attempt"], Key: args["key"], Parent: args["parent"], NodeKind: args["nodekind"],
 			RequestKind: args["reqkind"], Status: args["status"], Title: args["title"], Text: args["text"],
-			Prompt: args["prompt"], Error: args["error"], Final: args["final"] == "true"}
+			Prompt: args["prompt"], Error: args["error"], Final: args["final"] == "true",
+			Action: args["action"], Class: args["class"], Hash: args["hash"], PreHash: args["prehash"]}
+		o.Exit, _ = strconv.Atoi(args["exit"])
+		o.TokensIn, _ = strconv.Atoi(args["in"])
+		o.TokensOut, _ = strconv.Atoi(args["out"])
 		if items := args["items"]; items != "" {
 			for _, it := range strings.Split(items, ",") {
 				text, status, _ := strings.Cut(it, ":")
@@ -225,6 +229,12 @@ func describe(ev *Event) string {
 		if p.Thread.QueueHeld {
 			s += " queue-held"
 		}
+		if len(p.Thread.Allow) > 0 {
+			s += fmt.Sprintf(" allow=%v", p.Thread.Allow)
+		}
+		if p.Thread.TokensIn+p.Thread.TokensOut > 0 {
+			s += fmt.Sprintf(" tokens=%d/%d", p.Thread.TokensIn, p.Thread.TokensOut)
+		}
 	case p.Run != nil:
 		r := p.Run
 		s += fmt.Sprintf(" %s %s attempts=%d", r.ID, r.Status, r.Attempts)
@@ -267,6 +277,9 @@ func describe(ev *Event) string {
 		s += fmt.Sprintf(" %s %s", p.Session.ID, p.Session.State)
 	case p.Effect != nil:
 		s += fmt.Sprintf(" %s %s", p.Effect.Key, p.Effect.Status)
+		if p.Effect.Kind == EffWorkerStep {
+			s += fmt.Sprintf(" class=%s target=%q hash=%s exit=%d", p.Effect.Class, p.Effect.Target, p.Effect.Hash, p.Effect.Exit)
+		}
 	case p.Transfer != nil:
 		s += fmt.Sprintf(" %s %s->%s run=%d", p.Transfer.Kind, p.Transfer.From, p.Transfer.To, p.Transfer.Run)
 	case p.Handoff != nil:
@@ -293,6 +306,12 @@ func describeEffect(e *Effect) string {
 	s := fmt.Sprintf("%s %s", e.Kind, e.Key)
 	if e.Turn != nil {
 		s += fmt.Sprintf(" reason=%s instruction=%q users=%d", e.Turn.Reason, e.Turn.Instruction, e.Turn.UserMessages)
+		if len(e.Turn.LLM) > 0 || len(e.Turn.Steps) > 0 {
+			s += fmt.Sprintf(" journaled-llm=%d journaled-steps=%d", len(e.Turn.LLM), len(e.Turn.Steps))
+		}
+		if len(e.Turn.Policy.Allow) > 0 {
+			s += fmt.Sprintf(" allow=%v", e.Turn.Policy.Allow)
+		}
 		if len(e.Turn.Settled) > 0 {
 			var keys []string
 			for _, q := range e.Turn.Settled {

@@ -84,6 +84,12 @@ func (t *tx) observe(o *Observation) {
 		t.emit(EvRuntimeWarning, Event{Thread: r.Thread, Run: r.ID, Attempt: a.ID, Correlation: r.ID, Payload: Payload{Note: o.Text}})
 	case ObsTurnEnded:
 		t.turnEnded(r, a, o)
+	case ObsLLM:
+		t.observeLLM(r, a, o)
+	case ObsStepStarted:
+		t.stepStarted(r, a, o)
+	case ObsStepDone:
+		t.stepDone(r, a, o)
 	}
 }
 
@@ -120,14 +126,19 @@ func (t *tx) nodeByKey(a *Attempt, key string) *Node { return t.st.NodeByKey(a.I
 // addNode creates a node under an attempt; its parent is the node with
 // the parent key, else the root turn.
 func (t *tx) addNode(a *Attempt, key, kind, parentKey, title string) *Node {
+	t.putNode(t.makeNode(a, key, kind, parentKey, title))
+	return t.st.Nodes[NodeID(a.ID, len(t.st.NodesOf(a.ID)))]
+}
+
+// makeNode builds the next node of an attempt without emitting it, so a
+// caller can fill it in and emit it once.
+func (t *tx) makeNode(a *Attempt, key, kind, parentKey, title string) Node {
 	parent := NodeID(a.ID, 1)
 	if p := t.nodeByKey(a, parentKey); p != nil {
 		parent = p.ID
 	}
-	n := Node{ID: NodeID(a.ID, len(t.st.NodesOf(a.ID))+1), Attempt: a.ID, Run: a.Run, Thread: a.Thread, Parent: parent,
+	return Node{ID: NodeID(a.ID, len(t.st.NodesOf(a.ID))+1), Attempt: a.ID, Run: a.Run, Thread: a.Thread, Parent: parent,
 		Kind: kind, Status: NodeRunning, Title: title, Key: key, StartedAt: t.at}
-	t.putNode(n)
-	return t.st.Nodes[n.ID]
 }
 
 func (t *tx) closeNode(id, status string) {

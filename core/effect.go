@@ -9,6 +9,9 @@ const (
 	EffAnswer      = "answer"       // deliver a request response to the provider
 	EffStopSession = "stop_session" // stop the provider runtime of a thread
 	EffTimer       = "timer"        // call back with TimerFired at Deadline
+	// EffWorkerStep is the kind of the two-phase record of a worker step
+	// the built-in agent runs (journaled through step.started/step.done).
+	EffWorkerStep = "worker_step"
 )
 
 // Effect is work for the world outside the kernel. Key is its idempotency
@@ -47,6 +50,32 @@ type Turn struct {
 	Settled []Request `json:"settled,omitempty"`
 	// UserMessages counts user messages in the context, this run's included.
 	UserMessages int `json:"userMessages"`
+	// LLM holds this run's journaled model responses by request key: a
+	// resumed turn reuses them and never calls the model again for them.
+	LLM map[string]string `json:"llm,omitempty"`
+	// Steps are this run's journaled worker steps, by idempotency key.
+	Steps map[string]EffectRecord `json:"steps,omitempty"`
+	// Policy is the thread's approval and budget policy.
+	Policy Policy `json:"policy"`
+}
+
+// Policy is what a turn may do without asking, and what it may spend.
+type Policy struct {
+	Allow       []string `json:"allow,omitempty"`
+	BudgetUSD   float64  `json:"budgetUsd,omitempty"`
+	MaxTokens   int      `json:"maxTokens,omitempty"`
+	SpentUSD    float64  `json:"spentUsd,omitempty"`
+	SpentTokens int      `json:"spentTokens,omitempty"`
+}
+
+// Allows reports whether an action kind runs without asking.
+func (p Policy) Allows(kind string) bool {
+	for _, k := range p.Allow {
+		if k == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // Message is one conversation entry in a provider's context.

@@ -27,6 +27,9 @@ const (
 	ObsEffectDone    = "effect.done"    // effect Key completed (Status, Text)
 	ObsWarning       = "warning"        // runtime warning (Text)
 	ObsRequestClosed = "request.closed" // the provider withdrew a request (Key)
+	ObsLLM           = "llm"            // a model call answered (Key: request hash, Text: response, Title: model, usage)
+	ObsStepStarted   = "step.started"   // a worker step is about to run (Key: idempotency key, Action, Class, Title, Hash, PreHash)
+	ObsStepDone      = "step.done"      // a worker step ended (Key, Status, Text: output, Exit, Hash)
 )
 
 // Observation is a fact reported by a provider or an effect executor. The
@@ -50,6 +53,16 @@ type Observation struct {
 	Error       string     `json:"error,omitempty"`
 	// Final marks the last text delta of a node (flush it now).
 	Final bool `json:"final,omitempty"`
+	// Model calls and worker steps.
+	Action     string  `json:"action,omitempty"`
+	Class      string  `json:"class,omitempty"`
+	Hash       string  `json:"hash,omitempty"`
+	PreHash    string  `json:"preHash,omitempty"`
+	Exit       int     `json:"exit,omitempty"`
+	TokensIn   int     `json:"tokensIn,omitempty"`
+	TokensOut  int     `json:"tokensOut,omitempty"`
+	CostUSD    float64 `json:"costUsd,omitempty"`
+	DurationMS int64   `json:"durationMs,omitempty"`
 }
 
 // TimerFired is a deadline reached. Key names what was scheduled.

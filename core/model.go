@@ -39,6 +39,7 @@ const (
 	NodeApproval         = "approval"
 	NodeUserInput        = "user_input_request"
 	NodeWorkerStep       = "worker_step"
+	NodeLLMCall          = "llm_call"
 
 	NodeRunning   = "running"
 	NodeCompleted = "completed"
@@ -102,8 +103,18 @@ type Thread struct {
 	QueueHeld  bool    `json:"queueHeld,omitempty" msgpack:"qh,omitempty"`
 	BudgetUSD  float64 `json:"budgetUsd,omitempty" msgpack:"bu,omitempty"`
 	Archived   bool    `json:"archived,omitempty" msgpack:"ar,omitempty"`
-	CreatedAt  int64   `json:"createdAt" msgpack:"ct"`
-	UpdatedAt  int64   `json:"updatedAt" msgpack:"ut"`
+	// Allow lists the action kinds (write, command) the agent may run
+	// without asking: the thread's policy (--yes) plus "allow always"
+	// answers.
+	Allow []string `json:"allow,omitempty" msgpack:"al,omitempty"`
+	// MaxTokens caps the tokens the thread may spend (0: no cap).
+	MaxTokens int `json:"maxTokens,omitempty" msgpack:"mt,omitempty"`
+	// Spent so far on model calls.
+	TokensIn  int     `json:"tokensIn,omitempty" msgpack:"tin,omitempty"`
+	TokensOut int     `json:"tokensOut,omitempty" msgpack:"tou,omitempty"`
+	CostUSD   float64 `json:"costUsd,omitempty" msgpack:"co,omitempty"`
+	CreatedAt int64   `json:"createdAt" msgpack:"ct"`
+	UpdatedAt int64   `json:"updatedAt" msgpack:"ut"`
 }
 
 // Run is one user turn of a thread.
@@ -163,6 +174,16 @@ type Node struct {
 	Key       string `json:"key,omitempty" msgpack:"ky,omitempty"`
 	StartedAt int64  `json:"startedAt" msgpack:"sa"`
 	EndedAt   int64  `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
+	// Model calls (llm_call nodes): tokens, cost and how long it took.
+	TokensIn   int     `json:"tokensIn,omitempty" msgpack:"tin,omitempty"`
+	TokensOut  int     `json:"tokensOut,omitempty" msgpack:"tou,omitempty"`
+	CostUSD    float64 `json:"costUsd,omitempty" msgpack:"co,omitempty"`
+	DurationMS int64   `json:"durationMs,omitempty" msgpack:"dm,omitempty"`
+	// Worker steps: the action, its exit code (run_command) and the
+	// BLAKE3 of a file it wrote.
+	Action string `json:"action,omitempty" msgpack:"ac,omitempty"`
+	Exit   int    `json:"exitCode,omitempty" msgpack:"ex,omitempty"`
+	Hash   string `json:"blake3,omitempty" msgpack:"h,omitempty"`
 }
 
 // Request is an app-owned approval or user-input request.
@@ -178,6 +199,9 @@ type Request struct {
 	// Key is the provider's stable name for the request (its request id,
 	// or for the built-in agent the directive that raised it).
 	Key string `json:"key,omitempty" msgpack:"ky,omitempty"`
+	// Action is the action kind an approval is for (write, command), so
+	// "allow always" can be remembered per thread and kind.
+	Action string `json:"action,omitempty" msgpack:"ac,omitempty"`
 	// Response is allow, allow_always, deny or answer once resolved.
 	Response  string `json:"response,omitempty" msgpack:"rs,omitempty"`
 	Answer    string `json:"answer,omitempty" msgpack:"an,omitempty"`
@@ -258,6 +282,14 @@ type EffectRecord struct {
 	Run    string `json:"run,omitempty" msgpack:"ru,omitempty"`
 	Status string `json:"status" msgpack:"s"` // started, completed, failed, unknown
 	Result string `json:"result,omitempty" msgpack:"rs,omitempty"`
+	// Worker steps: the node, what it acts on, the BLAKE3 the target had
+	// before (PreHash) and will have after (Hash) a file change, so
+	// recovery can tell whether an interrupted write happened.
+	Node    string `json:"node,omitempty" msgpack:"no,omitempty"`
+	Target  string `json:"target,omitempty" msgpack:"tg,omitempty"`
+	Hash    string `json:"hash,omitempty" msgpack:"h,omitempty"`
+	PreHash string `json:"preHash,omitempty" msgpack:"ph,omitempty"`
+	Exit    int    `json:"exit,omitempty" msgpack:"ex,omitempty"`
 }
 
 // Rejection records why the decider refused a well-formed command.

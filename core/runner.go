@@ -183,15 +183,19 @@ func (r *Runner) step(c *call) bool {
 		return false
 	}
 	in := c.in
-	if in.Obs != nil && in.Obs.Kind == ObsText && r.bufferText(in.Obs) {
+	if in.Obs != nil && in.Obs.Kind == ObsText && c.reply == nil && r.bufferText(in.Obs) {
 		return false
 	}
 	if th := inputThread(in); th != "" {
 		r.flushThread(th)
 	}
+	before := len(r.k.Ready().Events)
 	rec, err := r.k.Step(*in)
 	if c.reply != nil {
 		c.rec(rec, err)
+		if in.Obs != nil && err == nil && len(r.k.Ready().Events) == before {
+			c.pending.err = ErrNotRecorded
+		}
 	}
 	return c.reply != nil
 }
@@ -363,6 +367,25 @@ func (r *Runner) Observe(ctx context.Context, o Observation) error {
 		o.At = r.now()
 	}
 	return r.post(ctx, &call{in: &Input{Obs: &o}})
+}
+
+// ErrNotRecorded is returned by Record when the kernel dropped the
+// observation: its attempt is no longer current (interrupted, superseded)
+// or the run ended. The caller must not act as if it were journaled.
+var ErrNotRecorded = errors.New("core: observation not recorded: the attempt is no longer current")
+
+// Record feeds an observation and returns once its events are durable. A
+// provider uses it for the first phase of a two-phase effect: the step
+// runs only after its start is in the journal.
+func (r *Runner) Record(ctx context.Context, o Observation) error {
+	if o.At == 0 {
+		o.At = r.now()
+	}
+	res, err := r.roundTrip(ctx, &call{in: &Input{Obs: &o}})
+	if err != nil {
+		return err
+	}
+	return res.err
 }
 
 // State implements Backend.
