@@ -144,6 +144,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdImport(ctx, args)
 	case "providers":
 		return a.cmdProviders(ctx, args)
+	case "worker":
+		return a.cmdWorker(ctx, args)
 	case "version":
 		fmt.Fprintf(a.stdout, "nexus %s\n", Version)
 		return nil

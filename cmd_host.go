@@ -164,7 +164,7 @@ func (a *app) cmdProviders(ctx context.Context, args []string) error {
 	if _, err := parseArgs(fs, args, 0, 0, "nexus providers"); err != nil {
 		return err
 	}
-	reg := newRegistry()
+	reg := newRegistry(nil)
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROFILE\tKIND\tSTATUS\tCAPABILITIES\tDESCRIPTION")
 	for _, name := range reg.Names() {
@@ -187,8 +187,4 @@ func capsString(c core.Capabilities) string {
 		}
 	}
 	return strings.Join(out, ",")
-}
-
-func (a *app) cmdTUI(ctx context.Context, args []string) error {
-	return failErr("the full-screen UI is not in this build yet; use the command line (nexus --help)")
 }

@@ -43,7 +43,7 @@ func (a *app) cmdSend(ctx context.Context, args []string) error {
 	}
 	defer s.stop()
 	if *provider != "" {
-		prof, err := newRegistry().Lookup(*provider)
+		prof, err := newRegistry(nil).Lookup(*provider)
 		if err != nil {
 			return usageErr("%v", err)
 		}
@@ -60,18 +60,17 @@ func (a *app) cmdSend(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stdout, "%s\n", rec.Run)
 		return nil
 	}
-	err = a.waitRuns(ctx, s, []string{rec.Run}, false)
+	err = a.waitRuns(ctx, s, []string{rec.Run}, false, nil)
 	s.linger(ctx)
 	return err
 }
 
 func (a *app) cmdRun(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	provider := fs.String("provider", "builtin", "provider profile")
-	workspace := fs.String("workspace", "", "workspace directory")
-	budget := fs.Float64("budget-usd", 0, "budget")
+	var o threadOpts
+	o.flags(fs)
 	asJSON := fs.Bool("json", false, "print the journal events as JSON lines")
-	pos, err := parseArgs(fs, args, 1, 1, `nexus run TEXT [--provider P] [--workspace DIR] [--json]`)
+	pos, err := parseArgs(fs, args, 1, 1, `nexus run TEXT [--provider P] [--workspace DIR] [--yes] [--budget-usd X] [--max-tokens N] [--json]`)
 	if err != nil {
 		return err
 	}
@@ -80,17 +79,23 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.stop()
-	rec, err := a.createThread(ctx, s, *provider, *workspace, "", *budget)
+	rec, err := a.createThread(ctx, s, o)
 	if err != nil {
 		return err
 	}
 	th := rec.Thread
-	fmt.Fprintf(a.stderr, "thread %s\n", th)
+	if !*asJSON {
+		fmt.Fprintf(a.stdout, "Thread %s (%s)\n", th, o.provider)
+	}
 	rec, err = a.submit(ctx, s, core.Command{Kind: core.CmdMessageSend, Thread: th, Text: pos[0]})
 	if err != nil {
 		return err
 	}
-	err = a.waitRuns(ctx, s, []string{rec.Run}, *asJSON)
+	var pr *progress
+	if !*asJSON {
+		pr = &progress{w: a.stdout, run: rec.Run}
+	}
+	err = a.waitRuns(ctx, s, []string{rec.Run}, *asJSON, pr)
 	s.linger(ctx)
 	return err
 }
@@ -130,7 +135,7 @@ func (a *app) cmdResume(ctx context.Context, args []string) error {
 		fmt.Fprintln(a.stdout, "nothing to resume")
 		return nil
 	}
-	err = a.waitRuns(ctx, s, runs, false)
+	err = a.waitRuns(ctx, s, runs, false, nil)
 	s.linger(ctx)
 	return err
 }
@@ -138,7 +143,7 @@ func (a *app) cmdResume(ctx context.Context, args []string) error {
 // waitRuns follows the journal until each run is terminal (exit 0, or 1 if
 // one failed) or waiting on a request (exit 3, the request ids printed).
 // A queued run that becomes active is followed the same way.
-func (a *app) waitRuns(ctx context.Context, s *session, runs []string, asJSON bool) error {
+func (a *app) waitRuns(ctx context.Context, s *session, runs []string, asJSON bool, pr *progress) error {
 	sub, err := s.Subscribe(ctx, 0)
 	if err != nil {
 		return err
@@ -194,6 +199,9 @@ func (a *app) waitRuns(ctx context.Context, s *session, runs []string, asJSON bo
 		if asJSON && pending[ev.Run] {
 			_ = enc.Encode(ev)
 		}
+		if pr != nil {
+			pr.event(st, &ev)
+		}
 		check()
 	}
 	if len(waiting) > 0 {
@@ -204,7 +212,7 @@ func (a *app) waitRuns(ctx context.Context, s *session, runs []string, asJSON bo
 			if q.Kind == core.RequestUserInput {
 				how = "--answer TEXT"
 			}
-			hints = append(hints, fmt.Sprintf("%s (%s) %q: answer with `nexus respond %s %s`", q.ID, q.Kind, q.Prompt, q.ID, how))
+			hints = append(hints, fmt.Sprintf("%s (%s) %q: answer with `nexus respond %s %s`", q.ID, q.Kind, firstLineOf(q.Prompt), q.ID, how))
 		}
 		return &exitError{code: exitWaiting, msg: "waiting on " + strings.Join(hints, "; ")}
 	}

@@ -42,8 +42,25 @@ func (a *app) cmdThread(ctx context.Context, args []string) error {
 
 // createThread resolves the provider profile and workspace at the edge and
 // submits thread.create.
-func (a *app) createThread(ctx context.Context, s *session, provider, workspace, title string, budget float64) (*core.Receipt, error) {
-	prof, err := newRegistry().Lookup(provider)
+// threadOpts are the flags of a new thread.
+type threadOpts struct {
+	provider, workspace, title string
+	budget                     float64
+	maxTokens                  int
+	yes                        bool
+}
+
+func (o *threadOpts) flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.provider, "provider", "builtin", "provider profile")
+	fs.StringVar(&o.workspace, "workspace", "", "workspace directory")
+	fs.Float64Var(&o.budget, "budget-usd", 0, "stop when the next model call would pass this many US dollars")
+	fs.IntVar(&o.maxTokens, "max-tokens", 0, "stop when the next model call would pass this many tokens")
+	fs.BoolVar(&o.yes, "yes", false, "let the agent write files and run commands without asking")
+}
+
+func (a *app) createThread(ctx context.Context, s *session, o threadOpts) (*core.Receipt, error) {
+	provider, workspace, title := o.provider, o.workspace, o.title
+	prof, err := newRegistry(nil).Lookup(provider)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -60,17 +77,23 @@ func (a *app) createThread(ctx context.Context, s *session, provider, workspace,
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
+	if o.budget < 0 || o.maxTokens < 0 {
+		return nil, usageErr("--budget-usd and --max-tokens must not be negative")
+	}
+	var allow []string
+	if o.yes {
+		allow = []string{"write", "command"}
+	}
 	return a.submit(ctx, s, core.Command{Kind: core.CmdThreadCreate, Provider: prof.Name, Caps: prof.Caps,
-		Workspace: abs, Title: title, BudgetUSD: budget})
+		Workspace: abs, Title: title, BudgetUSD: o.budget, MaxTokens: o.maxTokens, Allow: allow})
 }
 
 func (a *app) threadNew(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("thread new", flag.ContinueOnError)
-	provider := fs.String("provider", "builtin", "provider profile")
-	workspace := fs.String("workspace", "", "workspace directory")
-	title := fs.String("title", "", "title")
-	budget := fs.Float64("budget-usd", 0, "budget")
-	if _, err := parseArgs(fs, args, 0, 0, "nexus thread new [--provider P] [--workspace DIR] [--title T] [--budget-usd X]"); err != nil {
+	var o threadOpts
+	o.flags(fs)
+	fs.StringVar(&o.title, "title", "", "title")
+	if _, err := parseArgs(fs, args, 0, 0, "nexus thread new [--provider P] [--workspace DIR] [--title T] [--budget-usd X] [--max-tokens N] [--yes]"); err != nil {
 		return err
 	}
 	s, err := a.connect(ctx)
@@ -78,7 +101,7 @@ func (a *app) threadNew(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.stop()
-	rec, err := a.createThread(ctx, s, *provider, *workspace, *title, *budget)
+	rec, err := a.createThread(ctx, s, o)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/nexus-tui/nexus/providers"
 	"github.com/nexus-tui/nexus/providers/builtin"
 	"github.com/nexus-tui/nexus/store"
+	"github.com/nexus-tui/nexus/workers"
 )
 
 // socketName is the host's socket inside the state dir.
@@ -32,15 +33,18 @@ type host struct {
 	st     *store.Store
 	runner *core.Runner
 	reg    *providers.Registry
+	pool   *workers.Pool
 	srv    *api.Server
 	cancel context.CancelFunc
 	runErr chan error
 	srvErr chan error
 }
 
-func newRegistry() *providers.Registry {
+// newRegistry lists the provider profiles; exec (nil for a mere lookup)
+// runs the built-in agent's worker steps.
+func newRegistry(exec builtin.Executor) *providers.Registry {
 	reg := providers.NewRegistry()
-	for _, p := range builtin.Profiles() {
+	for _, p := range builtin.Profiles(exec) {
 		reg.Add(p)
 	}
 	return reg
@@ -87,19 +91,26 @@ func startHost(dir string, lockTimeout time.Duration) (*host, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg := newRegistry()
+	pool, err := workers.NewPool(workers.PoolConfig{})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	reg := newRegistry(pool)
 	runner, err := core.NewRunner(core.RunnerConfig{Journal: st, Exec: reg.Exec})
 	if err != nil {
+		pool.Close()
 		st.Close()
 		return nil, err
 	}
 	ln, err := api.Listen(filepath.Join(dir, socketName))
 	if err != nil {
+		pool.Close()
 		st.Close()
 		return nil, fmt.Errorf("cannot serve the state dir socket: %w", err)
 	}
 	hctx, cancel := context.WithCancel(context.Background())
-	h := &host{st: st, runner: runner, reg: reg, cancel: cancel,
+	h := &host{st: st, runner: runner, reg: reg, pool: pool, cancel: cancel,
 		runErr: make(chan error, 1), srvErr: make(chan error, 1)}
 	reg.Bind(hctx, runner)
 	go func() { h.runErr <- runner.Run(hctx) }()
@@ -116,6 +127,7 @@ func (h *host) close() {
 	h.cancel()
 	<-h.runErr
 	h.reg.Close()
+	h.pool.Close()
 	<-h.srvErr
 	h.st.Close()
 }

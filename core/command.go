@@ -74,6 +74,10 @@ type Command struct {
 	Response  string       `json:"response,omitempty"`
 	Answer    string       `json:"answer,omitempty"`
 	BudgetUSD float64      `json:"budgetUsd,omitempty"`
+	MaxTokens int          `json:"maxTokens,omitempty"`
+	// Allow is the new thread's policy: action kinds (write, command) the
+	// agent runs without asking (--yes allows both).
+	Allow []string `json:"allow,omitempty"`
 	Source    string       `json:"source,omitempty"` // fork: run, node, provider_thread
 }
 
@@ -119,8 +123,13 @@ func (c *Command) Validate() error {
 		if c.Provider == "" {
 			return refuse("thread.create needs a provider")
 		}
-		if c.BudgetUSD < 0 {
-			return refuse("budget must not be negative")
+		if c.BudgetUSD < 0 || c.MaxTokens < 0 {
+			return refuse("budget and token cap must not be negative")
+		}
+		for _, k := range c.Allow {
+			if k != "write" && k != "command" {
+				return refuse("unknown action kind %q to allow: use write or command", k)
+			}
 		}
 	case CmdMessageSend:
 		if err := checkText(c.Text); err != nil {

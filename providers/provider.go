@@ -19,7 +19,11 @@ type Provider interface {
 	Close()
 }
 
-// Sink receives observations; the Runner implements it.
+// Sink receives observations; the Runner implements it. Observe queues
+// one; Record returns once it is durable (core.ErrNotRecorded when the
+// kernel dropped it because its attempt is no longer current), for the
+// first phase of a two-phase effect.
 type Sink interface {
 	Observe(ctx context.Context, o core.Observation) error
+	Record(ctx context.Context, o core.Observation) error
 }

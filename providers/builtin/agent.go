@@ -2,10 +2,12 @@ package builtin
 
 import (
 	"context"
+	"os"
 	"sync"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/providers"
+	"github.com/nexus-tui/nexus/providers/builtin/llm"
 )
 
 // Caps is what the built-in agent can do. NoSteerCaps is the
@@ -17,16 +19,55 @@ var (
 	NoSteerCaps = func() core.Capabilities { c := Caps; c.Steer = false; return c }()
 )
 
-// Profiles returns the built-in profiles.
-func Profiles() []providers.Profile {
-	return []providers.Profile{
-		{Name: "builtin", Kind: "builtin", Caps: Caps,
-			Description: "built-in agent on the offline sim model",
-			New:         func(ctx context.Context, s providers.Sink) providers.Provider { return New(ctx, s, Caps) }},
-		{Name: "builtin:nosteer", Kind: "builtin", Caps: NoSteerCaps,
-			Description: "built-in agent declaring no steering (follow-ups restart the turn)",
-			New:         func(ctx context.Context, s providers.Sink) providers.Provider { return New(ctx, s, NoSteerCaps) }},
+// Config is what the built-in agent runs with.
+type Config struct {
+	Caps core.Capabilities
+	// Exec runs worker steps (the host's worker pool).
+	Exec Executor
+	// Model builds the model client for a turn (default: the sim model).
+	Model func() llm.Client
+}
+
+// Profiles returns the built-in profiles: the agent on the sim model
+// (builtin), the same declaring no steering (builtin:nosteer), and the
+// agent on a real model (builtin:openai, builtin:anthropic), which needs
+// its API key in the environment.
+func Profiles(exec Executor) []providers.Profile {
+	mk := func(name, desc string, caps core.Capabilities, model func() llm.Client) providers.Profile {
+		return providers.Profile{Name: name, Kind: "builtin", Caps: caps, Description: desc,
+			New: func(ctx context.Context, s providers.Sink) providers.Provider {
+				return New(ctx, s, Config{Caps: caps, Exec: exec, Model: model})
+			}}
 	}
+	sim := func() llm.Client { return llm.Sim{} }
+	return []providers.Profile{
+		mk("builtin", "built-in agent on the offline sim model", Caps, sim),
+		mk("builtin:nosteer", "built-in agent declaring no steering (follow-ups restart the turn)", NoSteerCaps, sim),
+		mk("builtin:openai", "built-in agent on OpenAI chat completions (OPENAI_API_KEY, OPENAI_BASE_URL, NEXUS_OPENAI_MODEL)", Caps,
+			envClient(func() (llm.Client, error) { return llm.NewOpenAI(os.Getenv("NEXUS_OPENAI_MODEL")) })),
+		mk("builtin:anthropic", "built-in agent on the Anthropic messages API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, NEXUS_ANTHROPIC_MODEL)", Caps,
+			envClient(func() (llm.Client, error) { return llm.NewAnthropic(os.Getenv("NEXUS_ANTHROPIC_MODEL")) })),
+	}
+}
+
+// envClient builds a client from the environment at each turn; a missing
+// key becomes a client whose every call fails saying so.
+func envClient(mk func() (llm.Client, error)) func() llm.Client {
+	return func() llm.Client {
+		c, err := mk()
+		if err != nil {
+			return failing{err}
+		}
+		return c
+	}
+}
+
+type failing struct{ err error }
+
+func (f failing) Name() string { return "unconfigured" }
+
+func (f failing) Complete(context.Context, llm.Request, func(string)) (llm.Response, error) {
+	return llm.Response{}, f.err
 }
 
 // Agent is the built-in agent: one goroutine per running turn, all state
@@ -34,6 +75,8 @@ func Profiles() []providers.Profile {
 // turn can be resumed in any later process.
 type Agent struct {
 	caps   core.Capabilities
+	exec   Executor
+	model  func() llm.Client
 	sink   providers.Sink
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -50,9 +93,12 @@ type turn struct {
 }
 
 // New returns a built-in agent that reports to sink.
-func New(ctx context.Context, sink providers.Sink, caps core.Capabilities) *Agent {
+func New(ctx context.Context, sink providers.Sink, cfg Config) *Agent {
 	ctx, cancel := context.WithCancel(ctx)
-	return &Agent{caps: caps, sink: sink, ctx: ctx, cancel: cancel, turns: map[string]*turn{}}
+	if cfg.Model == nil {
+		cfg.Model = func() llm.Client { return llm.Sim{} }
+	}
+	return &Agent{caps: cfg.Caps, exec: cfg.Exec, model: cfg.Model, sink: sink, ctx: ctx, cancel: cancel, turns: map[string]*turn{}}
 }
 
 // Capabilities implements providers.Provider.

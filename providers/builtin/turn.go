@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,16 +13,23 @@ import (
 // replyKey is the node key of the turn's reply.
 const replyKey = "reply"
 
-// run plays one turn of the conversation agent: approvals and questions
-// first (never asked twice: settled ones come from the journal), then an
-// optional subagent, then the reply streamed over #slow with the todo list
-// ticked off, steering folded in between chunks, and the closing line that
-// states what it acted on.
+// askFunc raises a request (or finds it settled) and waits for its answer.
+type askFunc func(key, kind, action, prompt string) (core.Request, bool)
+
+// run plays one turn: directive approvals and questions first (never asked
+// twice: settled ones come from the journal), an optional subagent, the
+// planning loop (model calls and worker steps), then the reply streamed
+// over #slow with steering folded in between chunks, and the closing line
+// that states what it acted on.
 func (a *Agent) run(ctx context.Context, t *turn) {
 	e, tr := t.e, t.e.Turn
 	obs := func(o core.Observation) {
 		o.Thread, o.Run, o.Attempt = e.Thread, e.Run, e.Attempt
 		a.post(o)
+	}
+	rec := func(o core.Observation) error {
+		o.Thread, o.Run, o.Attempt = e.Thread, e.Run, e.Attempt
+		return a.sink.Record(a.ctx, o)
 	}
 	end := func(status, errText string) {
 		obs(core.Observation{Kind: core.ObsTurnEnded, Status: status, Error: errText})
@@ -41,15 +49,18 @@ func (a *Agent) run(ctx context.Context, t *turn) {
 	for _, q := range tr.Settled {
 		settled[q.Key] = q
 	}
-	ask := func(key, kind, prompt string) (core.Request, bool) {
+	ask := func(key, kind, action, prompt string) (core.Request, bool) {
 		if q, ok := settled[key]; ok {
 			return q, true
 		}
-		obs(core.Observation{Kind: core.ObsRequest, Key: key, RequestKind: kind, Prompt: prompt})
+		obs(core.Observation{Kind: core.ObsRequest, Key: key, RequestKind: kind, Action: action, Prompt: prompt})
 		for {
 			select {
 			case q := <-t.answers:
 				if q.Key == key {
+					if q.Response == core.RespAllowAlways && action != "" {
+						tr.Policy.Allow = append(tr.Policy.Allow, action)
+					}
 					return q, true
 				}
 			case <-ctx.Done():
@@ -57,12 +68,54 @@ func (a *Agent) run(ctx context.Context, t *turn) {
 			}
 		}
 	}
+	notes, ok := a.preamble(d, instr, ask, obs)
+	if !ok {
+		end(core.AttemptInterrupted, "interrupted while waiting for an answer")
+		return
+	}
+	p, err := a.plan(ctx, t, d, instr, ask, obs, rec)
+	switch {
+	case errors.Is(err, errTurnGone):
+		return // the kernel moved on: nothing more to say
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		obs(core.Observation{Kind: core.ObsText, Key: replyKey, Text: "(interrupted)", Final: true})
+		end(core.AttemptInterrupted, "interrupted")
+		return
+	case err != nil:
+		obs(core.Observation{Kind: core.ObsText, Key: replyKey, Text: strings.Join(notes, " ") + err.Error(), Final: true})
+		end(core.AttemptFailed, err.Error())
+		return
+	}
+	body := strings.TrimSpace(strings.Join(append(notes, p.text), " "))
+	slow := d.Slow
+	if p.steps > 0 {
+		slow = 0 // #slow paced the steps
+	}
+	steers, interrupted := a.stream(ctx, t, body, slow, d.Plan, &p.instr, obs)
+	if interrupted {
+		end(core.AttemptInterrupted, "interrupted")
+		return
+	}
+	obs(core.Observation{Kind: core.ObsText, Key: replyKey, Final: true,
+		Text: fmt.Sprintf("\n[sim] acted on: %q; context: %d messages", p.instr, tr.UserMessages+p.steers+steers)})
+	switch {
+	case len(p.failed) > 0:
+		end(core.AttemptFailed, strings.Join(p.failed, "; "))
+	case d.Fail:
+		end(core.AttemptFailed, "sim: the run failed as asked (#fail)")
+	default:
+		end(core.AttemptCompleted, "")
+	}
+}
+
+// preamble handles the #approve, #ask and #subagent directives and
+// returns the notes the reply starts with; ok is false when interrupted.
+func (a *Agent) preamble(d Directives, instr string, ask askFunc, obs func(core.Observation)) ([]string, bool) {
 	var notes []string
 	if d.Approve {
-		q, ok := ask("approve", core.RequestApproval, fmt.Sprintf("Allow the built-in agent to go ahead with %q?", instr))
+		q, ok := ask("approve", core.RequestApproval, "", fmt.Sprintf("Allow the built-in agent to go ahead with %q?", instr))
 		if !ok {
-			end(core.AttemptInterrupted, "interrupted while waiting for approval")
-			return
+			return nil, false
 		}
 		if q.Response == core.RespDeny {
 			notes = append(notes, "Approval was denied, so I did not go ahead.")
@@ -71,10 +124,9 @@ func (a *Agent) run(ctx context.Context, t *turn) {
 		}
 	}
 	if d.Ask != "" {
-		q, ok := ask("ask", core.RequestUserInput, d.Ask)
+		q, ok := ask("ask", core.RequestUserInput, "", d.Ask)
 		if !ok {
-			end(core.AttemptInterrupted, "interrupted while waiting for an answer")
-			return
+			return nil, false
 		}
 		notes = append(notes, fmt.Sprintf("You answered %q to %q.", q.Answer, d.Ask))
 	}
@@ -85,22 +137,29 @@ func (a *Agent) run(ctx context.Context, t *turn) {
 		obs(core.Observation{Kind: core.ObsNode, Key: "subagent", Status: core.NodeCompleted})
 		notes = append(notes, "A subagent looked into it first.")
 	}
+	return notes, true
+}
+
+// stream sends the reply in chunks over slow, ticking off a #plan todo
+// list and folding steering messages in between chunks. It returns how
+// many steering messages it folded in, and whether it was interrupted.
+func (a *Agent) stream(ctx context.Context, t *turn, body string, slow time.Duration, planN int, instr *string, obs func(core.Observation)) (int, bool) {
 	steers := 0
 	var items []core.PlanItem
-	if d.Plan > 0 {
-		for i := 1; i <= d.Plan; i++ {
-			items = append(items, core.PlanItem{Text: fmt.Sprintf("step %d of %d", i, d.Plan), Status: "pending"})
-		}
+	for i := 1; i <= planN; i++ {
+		items = append(items, core.PlanItem{Text: fmt.Sprintf("step %d of %d", i, planN), Status: "pending"})
+	}
+	if planN > 0 {
 		obs(core.Observation{Kind: core.ObsPlan, Items: append([]core.PlanItem(nil), items...)})
 	}
-	chunks := words(reply(instr, notes))
+	chunks := words(body)
 	n := len(chunks)
-	if d.Slow > 0 && n < 20 {
+	if slow > 0 && n < 20 {
 		n = 20
 	}
 	interval := time.Duration(0)
 	if n > 0 {
-		interval = d.Slow / time.Duration(n)
+		interval = slow / time.Duration(n)
 	}
 	tick := time.NewTimer(interval)
 	defer tick.Stop()
@@ -112,69 +171,50 @@ func (a *Agent) run(ctx context.Context, t *turn) {
 				select {
 				case s := <-t.steer:
 					steers++
-					_, instr, _ = ParseDirectives(s)
-					obs(core.Observation{Kind: core.ObsText, Key: replyKey, Text: fmt.Sprintf("\n(steered: now acting on %q)\n", instr)})
+					_, *instr, _ = ParseDirectives(s)
+					obs(core.Observation{Kind: core.ObsText, Key: replyKey, Text: fmt.Sprintf("\n(steered: now acting on %q)\n", *instr)})
 				case <-tick.C:
 					break wait
 				case <-ctx.Done():
 					obs(core.Observation{Kind: core.ObsText, Key: replyKey, Text: "\n(interrupted)", Final: true})
-					end(core.AttemptInterrupted, "interrupted")
-					return
+					return steers, true
 				}
 			}
 		}
 		if i < len(chunks) {
 			obs(core.Observation{Kind: core.ObsText, Key: replyKey, Text: chunks[i]})
 		}
-		if d.Plan > 0 {
-			done := (i + 1) * d.Plan / n
-			changed := false
-			for k := range items {
-				want := "pending"
-				if k < done {
-					want = "completed"
-				} else if k == done {
-					want = "in_progress"
-				}
-				if items[k].Status != want {
-					items[k].Status, changed = want, true
-				}
-			}
-			if changed {
-				obs(core.Observation{Kind: core.ObsPlan, Items: append([]core.PlanItem(nil), items...)})
-			}
+		if planN > 0 && tickPlan(items, (i+1)*planN/n) {
+			obs(core.Observation{Kind: core.ObsPlan, Items: append([]core.PlanItem(nil), items...)})
 		}
 	}
-	for drained := false; !drained; {
+	for {
 		select {
 		case s := <-t.steer:
 			steers++
-			_, instr, _ = ParseDirectives(s)
+			_, *instr, _ = ParseDirectives(s)
 		default:
-			drained = true
+			return steers, false
 		}
 	}
-	obs(core.Observation{Kind: core.ObsText, Key: replyKey, Final: true,
-		Text: fmt.Sprintf("\n[sim] acted on: %q; context: %d messages", instr, tr.UserMessages+steers)})
-	if d.Fail {
-		end(core.AttemptFailed, "sim: the run failed as asked (#fail)")
-		return
-	}
-	end(core.AttemptCompleted, "")
 }
 
-// reply is the conversation agent's answer to an instruction.
-func reply(instr string, notes []string) string {
-	var b strings.Builder
-	for _, n := range notes {
-		b.WriteString(n + " ")
+// tickPlan marks the first done items completed and the next in progress;
+// it reports whether anything changed.
+func tickPlan(items []core.PlanItem, done int) bool {
+	changed := false
+	for k := range items {
+		want := "pending"
+		if k < done {
+			want = "completed"
+		} else if k == done {
+			want = "in_progress"
+		}
+		if items[k].Status != want {
+			items[k].Status, changed = want, true
+		}
 	}
-	if instr == "" {
-		b.WriteString("Ready when you are.")
-	} else {
-		fmt.Fprintf(&b, "Working on %q with the offline sim model: no files were changed.", instr)
-	}
-	return b.String()
+	return changed
 }
 
 // words splits text into chunks that keep their trailing space.

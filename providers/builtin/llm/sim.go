@@ -266,7 +266,12 @@ func finalText(instr string, steps []step, results []string, summarize bool, unk
 				fmt.Fprintf(&b, "Read %s (%d bytes).\n", st.call.Args["path"], len(res))
 			}
 		case "run_command":
-			fmt.Fprintf(&b, "Ran `%s`: %s\n", st.call.Args["command"], firstLine(res))
+			code, out, _ := strings.Cut(res, "\n")
+			if strings.HasPrefix(code, "exit code ") {
+				fmt.Fprintf(&b, "Ran `%s`: %s; output: %s\n", st.call.Args["command"], code, strings.TrimSpace(out))
+			} else {
+				fmt.Fprintf(&b, "Ran `%s`: %s\n", st.call.Args["command"], firstLine(res))
+			}
 		default:
 			fmt.Fprintf(&b, "%s: %s\n", st.label, firstLine(res))
 		}
