@@ -30,7 +30,8 @@ const (
 // bytes are exactly the stored ones, so the archive carries the chain and
 // Import re-verifies it. Snapshots are not exported; Import replays.
 // Export verifies as it reads and fails with a *CorruptError at the first
-// bad event, having written a prefix without an end frame.
+// bad event, having written a prefix without an end frame. Appends may go
+// on meanwhile; the archive ends at whatever seq it reached.
 func (s *Store) Export(ctx context.Context, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	if _, err := bw.WriteString(ArchiveHeader); err != nil {
@@ -39,14 +40,14 @@ func (s *Store) Export(ctx context.Context, w io.Writer) error {
 	var count uint64
 	var last [hashSize]byte
 	e := &enc{}
-	err := s.walk(ctx, 1, true, func(seq uint64, hash, data []byte) error {
+	err := s.walk(ctx, 1, true, func(ev *rawEvent) error {
 		e.b = append(e.b[:0], 0, 0, 0, 0)
 		e.arrayLen(3)
-		e.uint(seq)
-		e.bin(hash)
-		e.bin(data)
-		count = seq
-		copy(last[:], hash)
+		e.uint(ev.seq)
+		e.bin(ev.hash())
+		e.bin(ev.data())
+		count = ev.seq
+		copy(last[:], ev.hash())
 		return writeFrame(bw, e.b)
 	})
 	if err != nil {
@@ -55,7 +56,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer) error {
 	e.b = append(e.b[:0], 0, 0, 0, 0)
 	e.arrayLen(2)
 	e.uint(count)
-	e.bin(last[:])
+	e.bin(string(last[:]))
 	if err := writeFrame(bw, e.b); err != nil {
 		return fmt.Errorf("store: export: %w", err)
 	}
@@ -160,7 +161,7 @@ func importFrames(ctx context.Context, br *bufio.Reader, tx *bolt.Tx) (uint64, [
 			if hash != string(prev[:]) {
 				return 0, prev, badArchive(frame, "the hash of seq %d does not chain", seq)
 			}
-			if err := decodeEvent([]byte(data), &ev); err != nil || ev.Seq != seq {
+			if err := decodeEvent(data, &ev); err != nil || ev.Seq != seq {
 				return 0, prev, badArchive(frame, "seq %d does not decode to an event with that seq (%v)", seq, err)
 			}
 			value := make([]byte, 0, hashSize+len(data))

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nexus-tui/nexus/core"
 )
 
 func exportT(t *testing.T, s *Store) []byte {
@@ -51,8 +53,8 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Fatal("exporting the imported journal gives a different archive")
 	}
 	// The imported journal takes appends where the archive ended.
-	more := newGen(41).commits(3001)
-	if err := dst.Append(context.Background(), more[len(more)-1:]); err != nil {
+	more := flatten(newGen(41).commits(3001))[3000:]
+	if err := dst.Append(context.Background(), []core.Commit{{Events: more}}); err != nil {
 		t.Fatal(err)
 	}
 

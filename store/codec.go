@@ -81,7 +81,7 @@ func (e *enc) str(s string) {
 	e.b = append(e.b, s...)
 }
 
-func (e *enc) bin(p []byte) {
+func (e *enc) bin(p string) {
 	n := len(p)
 	switch {
 	case n <= math.MaxUint8:

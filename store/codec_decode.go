@@ -11,23 +11,11 @@ import (
 // know (a newer binary may have added fields), read nil as the zero value,
 // and keep the difference between a nil and an empty slice.
 
-// fields reads a msgpack map and calls set with each key; set must consume
-// the value. It returns false for nil (and on error).
-func (r *reader) fields(set func(key string)) bool {
-	n, ok := r.mapLen()
-	if !ok {
-		return false
-	}
-	for ; n > 0 && r.err == nil; n-- {
-		set(r.str())
-	}
-	return r.err == nil
-}
-
 func decCaps(r *reader, c *core.Capabilities) {
 	*c = core.Capabilities{}
-	r.fields(func(k string) {
-		switch k {
+	n, _ := r.mapLen()
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
 		case "st":
 			c.Steer = r.bool()
 		case "in":
@@ -53,13 +41,17 @@ func decCaps(r *reader, c *core.Capabilities) {
 		default:
 			r.skip()
 		}
-	})
+	}
 }
 
 func decThread(r *reader) *core.Thread {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
 	v := new(core.Thread)
-	if !r.fields(func(k string) {
-		switch k {
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
 		case "id":
 			v.ID = r.str()
 		case "ti":
@@ -91,16 +83,18 @@ func decThread(r *reader) *core.Thread {
 		default:
 			r.skip()
 		}
-	}) {
-		return nil
 	}
 	return v
 }
 
 func decRun(r *reader) *core.Run {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
 	v := new(core.Run)
-	if !r.fields(func(k string) {
-		switch k {
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
 		case "id":
 			v.ID = r.str()
 		case "th":
@@ -136,16 +130,18 @@ func decRun(r *reader) *core.Run {
 		default:
 			r.skip()
 		}
-	}) {
-		return nil
 	}
 	return v
 }
 
 func decAttempt(r *reader) *core.Attempt {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
 	v := new(core.Attempt)
-	if !r.fields(func(k string) {
-		switch k {
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
 		case "id":
 			v.ID = r.str()
 		case "ru":
@@ -167,16 +163,18 @@ func decAttempt(r *reader) *core.Attempt {
 		default:
 			r.skip()
 		}
-	}) {
-		return nil
 	}
 	return v
 }
 
 func decNode(r *reader) *core.Node {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
 	v := new(core.Node)
-	if !r.fields(func(k string) {
-		switch k {
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
 		case "id":
 			v.ID = r.str()
 		case "at":
@@ -204,16 +202,18 @@ func decNode(r *reader) *core.Node {
 		default:
 			r.skip()
 		}
-	}) {
-		return nil
 	}
 	return v
 }
 
 func decRequest(r *reader) *core.Request {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
 	v := new(core.Request)
-	if !r.fields(func(k string) {
-		switch k {
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
 		case "id":
 			v.ID = r.str()
 		case "th":
@@ -243,259 +243,15 @@ func decRequest(r *reader) *core.Request {
 		default:
 			r.skip()
 		}
-	}) {
-		return nil
-	}
-	return v
-}
-
-func decPlan(r *reader) *core.Plan {
-	v := new(core.Plan)
-	if !r.fields(func(k string) {
-		switch k {
-		case "id":
-			v.ID = r.str()
-		case "ru":
-			v.Run = r.str()
-		case "k":
-			v.Kind = r.str()
-		case "it":
-			v.Items = decPlanItems(r)
-		default:
-			r.skip()
-		}
-	}) {
-		return nil
-	}
-	return v
-}
-
-func decPlanItems(r *reader) []core.PlanItem {
-	n, ok := r.arrayLen()
-	if !ok {
-		return nil
-	}
-	items := make([]core.PlanItem, n)
-	for i := 0; i < n && r.err == nil; i++ {
-		it := &items[i]
-		r.fields(func(k string) {
-			switch k {
-			case "t":
-				it.Text = r.str()
-			case "s":
-				it.Status = r.str()
-			default:
-				r.skip()
-			}
-		})
-	}
-	return items
-}
-
-func decSession(r *reader) *core.Session {
-	v := new(core.Session)
-	if !r.fields(func(k string) {
-		switch k {
-		case "id":
-			v.ID = r.str()
-		case "th":
-			v.Thread = r.str()
-		case "pr":
-			v.Provider = r.str()
-		case "s":
-			v.State = r.str()
-		case "re":
-			v.Reason = r.str()
-		default:
-			r.skip()
-		}
-	}) {
-		return nil
-	}
-	return v
-}
-
-func decProviderThread(r *reader) *core.ProviderThread {
-	v := new(core.ProviderThread)
-	if !r.fields(func(k string) {
-		switch k {
-		case "id":
-			v.ID = r.str()
-		case "th":
-			v.Thread = r.str()
-		case "pr":
-			v.Provider = r.str()
-		case "nr":
-			v.NativeRef = r.str()
-		case "av":
-			v.Available = r.bool()
-		default:
-			r.skip()
-		}
-	}) {
-		return nil
-	}
-	return v
-}
-
-func decHandoff(r *reader) *core.Handoff {
-	v := new(core.Handoff)
-	if !r.fields(func(k string) {
-		switch k {
-		case "id":
-			v.ID = r.str()
-		case "th":
-			v.Thread = r.str()
-		case "fr":
-			v.From = r.str()
-		case "to":
-			v.To = r.str()
-		case "st":
-			v.Strategy = r.str()
-		case "tx":
-			v.Text = r.str()
-		default:
-			r.skip()
-		}
-	}) {
-		return nil
-	}
-	return v
-}
-
-func decTransfer(r *reader) *core.Transfer {
-	v := new(core.Transfer)
-	if !r.fields(func(k string) {
-		switch k {
-		case "id":
-			v.ID = r.str()
-		case "k":
-			v.Kind = r.str()
-		case "fr":
-			v.From = r.str()
-		case "to":
-			v.To = r.str()
-		case "ru":
-			v.Run = int(r.int())
-		case "s":
-			v.Status = r.str()
-		case "tx":
-			v.Text = r.str()
-		default:
-			r.skip()
-		}
-	}) {
-		return nil
-	}
-	return v
-}
-
-func decCheckpoint(r *reader) *core.Checkpoint {
-	v := new(core.Checkpoint)
-	if !r.fields(func(k string) {
-		switch k {
-		case "id":
-			v.ID = r.str()
-		case "th":
-			v.Thread = r.str()
-		case "ru":
-			v.Run = int(r.int())
-		case "sc":
-			v.Scope = r.str()
-		case "s":
-			v.Status = r.str()
-		case "rf":
-			v.Ref = r.str()
-		case "re":
-			v.Reason = r.str()
-		default:
-			r.skip()
-		}
-	}) {
-		return nil
-	}
-	return v
-}
-
-func decEffect(r *reader) *core.EffectRecord {
-	v := new(core.EffectRecord)
-	if !r.fields(func(k string) {
-		switch k {
-		case "k":
-			v.Key = r.str()
-		case "ki":
-			v.Kind = r.str()
-		case "c":
-			v.Class = r.str()
-		case "ru":
-			v.Run = r.str()
-		case "s":
-			v.Status = r.str()
-		case "rs":
-			v.Result = r.str()
-		default:
-			r.skip()
-		}
-	}) {
-		return nil
-	}
-	return v
-}
-
-func decRejection(r *reader) *core.Rejection {
-	v := new(core.Rejection)
-	if !r.fields(func(k string) {
-		switch k {
-		case "c":
-			v.Command = r.str()
-		case "r":
-			v.Reason = r.str()
-		case "d":
-			v.Detail = r.str()
-		default:
-			r.skip()
-		}
-	}) {
-		return nil
-	}
-	return v
-}
-
-func decReceipt(r *reader) *core.Receipt {
-	v := new(core.Receipt)
-	if !r.fields(func(k string) {
-		switch k {
-		case "c":
-			v.Command = r.str()
-		case "k":
-			v.Kind = r.str()
-		case "th":
-			v.Thread = r.str()
-		case "ru":
-			v.Run = r.str()
-		case "o":
-			v.Ordinal = int(r.int())
-		case "rq":
-			v.Request = r.str()
-		case "m":
-			v.Mode = r.str()
-		case "q":
-			v.Seq = r.uint()
-		case "rj":
-			v.Reject = decRejection(r)
-		default:
-			r.skip()
-		}
-	}) {
-		return nil
 	}
 	return v
 }
 
 func decPayload(r *reader, p *core.Payload) {
 	*p = core.Payload{}
-	r.fields(func(k string) {
-		switch k {
+	n, _ := r.mapLen()
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
 		case "th":
 			p.Thread = decThread(r)
 		case "ru":
@@ -531,18 +287,25 @@ func decPayload(r *reader, p *core.Payload) {
 		default:
 			r.skip()
 		}
-	})
+	}
 }
 
 var errNilEvent = errors.New("event is nil")
 
-// decodeEvent decodes one encoded event. Strings in ev share one copy of
-// b, so b may be reused (or unmapped) afterwards.
-func decodeEvent(b []byte, ev *core.Event) error {
-	r := &reader{s: string(b)}
+// decodeEvent decodes one encoded event. The strings of ev are substrings
+// of s.
+func decodeEvent(s string, ev *core.Event) error {
+	r := &reader{s: s}
 	*ev = core.Event{}
-	if !r.fields(func(k string) {
-		switch k {
+	n, ok := r.mapLen()
+	if !ok {
+		if r.err != nil {
+			return r.err
+		}
+		return errNilEvent
+	}
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
 		case "q":
 			ev.Seq = r.uint()
 		case "i":
@@ -568,8 +331,6 @@ func decodeEvent(b []byte, ev *core.Event) error {
 		default:
 			r.skip()
 		}
-	}) && r.err == nil {
-		return errNilEvent
 	}
 	return r.done()
 }

@@ -35,7 +35,7 @@ func checkEvent(t *testing.T, ev *core.Event) {
 		t.Fatalf("seq %d: custom encoding differs from reflection\n got %s\nwant %s", ev.Seq, short(mine), short(want))
 	}
 	var got, ref core.Event
-	if err := decodeEvent(mine, &got); err != nil {
+	if err := decodeEvent(string(mine), &got); err != nil {
 		t.Fatalf("seq %d: custom decode: %v", ev.Seq, err)
 	}
 	if err := msgpack.Unmarshal(mine, &ref); err != nil {
@@ -189,7 +189,7 @@ func TestDecodeRefusesGarbage(t *testing.T) {
 	}
 	for name, b := range cases {
 		var ev core.Event
-		if err := decodeEvent(b, &ev); err == nil {
+		if err := decodeEvent(string(b), &ev); err == nil {
 			t.Errorf("%s: decoded without error: %+v", name, ev)
 		}
 	}
@@ -204,12 +204,12 @@ func FuzzDecodeEvent(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var ev core.Event
-		if decodeEvent(b, &ev) != nil {
+		if decodeEvent(string(b), &ev) != nil {
 			return
 		}
 		canon := appendEvent(nil, &ev)
 		var mine, ref core.Event
-		if err := decodeEvent(canon, &mine); err != nil {
+		if err := decodeEvent(string(canon), &mine); err != nil {
 			t.Fatalf("re-encoded event does not decode: %v", err)
 		}
 		if err := msgpack.Unmarshal(canon, &ref); err != nil {

@@ -39,8 +39,10 @@
 //	snapshots  key: uint64 big-endian seq the snapshot covers
 //	           value: 92-byte header || body (below)
 //
-// The events bucket uses FillPercent 1.0: keys only grow, so full pages
-// are never split again. Nothing updates or deletes an event; the only
+// New files use 16 KiB bbolt pages (PageSize; an event never spans pages,
+// so larger pages waste less at their ends) and grow 4 MiB at a time. The
+// events bucket uses FillPercent 1.0: keys only grow, so full pages are
+// never split again. Nothing updates or deletes an event; the only
 // code that deletes is Repair, after copying the file aside.
 //
 // # Events
@@ -77,7 +79,13 @@
 // acknowledges each caller. If the transaction fails every caller in it
 // gets the error and nothing of it is visible. A failed bbolt commit whose
 // outcome cannot be known (the meta page written, its fsync failed) makes
-// every later Append fail with ErrFailed until restart.
+// every later Append fail with ErrFailed until restart. Concurrent
+// producers use Enqueue (hand over in order, return at once) and
+// Pending.Wait, so they share fsyncs; core's Runner calls Append.
+//
+// Commit boundaries and Commit.Command are not stored: each event carries
+// its causation (the command id), and deduplication is the projection's
+// job (core.Receipt), so a second backend need not support it either.
 //
 // # Snapshots
 //
@@ -109,8 +117,13 @@
 // fsynced. A crash before the meta fsync leaves the previous meta page
 // current, so the journal is exactly as after the previous commit: the
 // half-written transaction was never acknowledged and is gone as a whole.
-// A crash after it leaves the new transaction durable. A torn meta page
-// fails its checksum and bbolt opens with the other one. Every event of a
+// A crash after it leaves the new transaction durable. A process killed
+// (not a machine losing power) after the meta write but before its fsync
+// returned leaves the page in the OS cache, so the transaction survives
+// although its callers were never acknowledged: after a crash the journal
+// holds every acknowledged event and possibly the last batch that was
+// not, which is why the Runner starts effects only after Append returns.
+// A torn meta page fails its checksum and bbolt opens with the other one. Every event of a
 // batch and meta/last change in the same transaction, so the events bucket
 // and meta/last always agree; Open checks that and reports a
 // *CorruptError if the file was damaged. Snapshots are written in their
@@ -144,6 +157,8 @@
 //
 // All methods are safe for concurrent use. Read, Verify and Export work
 // in chunks copied out of short read transactions, so a long read never
-// holds up appends. Close waits for queued appends and in-flight reads
+// holds up appends; a helper goroutine of the call copies and hashes the
+// next chunk while the caller's fn consumes the current one, and the call
+// waits for it before returning. Close waits for queued appends and in-flight reads
 // and snapshots, then closes bbolt.
 package store

@@ -31,7 +31,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(envWriterChild); dir != "" {
 		os.Exit(writerChild(dir))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBenchDirs()
+	os.Exit(code)
 }
 
 func lockChild(dir string) int {

@@ -158,11 +158,16 @@ func (g *gen) run(th *gthread) [][]core.Event {
 		msg := &core.Node{ID: core.NodeID(attID, nodes), Attempt: attID, Run: runID, Thread: t.ID, Parent: root.ID,
 			Kind: core.NodeAssistantMessage, Status: core.NodeRunning, Key: "item_" + g.hex(10), StartedAt: g.now}
 		out = append(out, []core.Event{env(core.EvNodeUpdated, msg.ID, core.Payload{Node: msg})})
-		for i, n := 0, 1+g.rnd.IntN(4); i < n; i++ {
-			out = append(out, []core.Event{env(core.EvNodeText, msg.ID, core.Payload{Text: g.text(60, 240)})})
+		var acc strings.Builder
+		for i, n := 0, 1+g.rnd.IntN(3); i < n; i++ {
+			delta := g.text(60, 200)
+			acc.WriteString(delta)
+			out = append(out, []core.Event{env(core.EvNodeText, msg.ID, core.Payload{Text: delta})})
 		}
+		// Like core's closeNode, the completion carries the whole node,
+		// its streamed text included.
 		done := *msg
-		done.Status, done.EndedAt = core.NodeCompleted, g.now+5
+		done.Status, done.EndedAt, done.Text = core.NodeCompleted, g.now+5, acc.String()
 		out = append(out, []core.Event{env(core.EvNodeUpdated, msg.ID, core.Payload{Node: &done})})
 
 		nodes++

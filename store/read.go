@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,105 +22,148 @@ const (
 
 var errPastEnd = errors.New("read starts past the end")
 
-// rawEvent is one stored event copied out of a transaction.
+// rawEvent is one stored event copied out of a transaction: its value is
+// one string (chain hash || encoded event), so the decoded event's strings
+// share that single copy.
 type rawEvent struct {
 	seq   uint64
-	value []byte // chain hash || encoded event, as stored
+	value string
+}
+
+func (e *rawEvent) hash() string { return e.value[:hashSize] }
+func (e *rawEvent) data() string { return e.value[hashSize:] }
+
+// chunk is a run of consecutive events; err, if set, applies right after
+// the last of them.
+type chunk struct {
+	events []rawEvent
+	err    error
 }
 
 // walk calls fn with every stored event from seq from on, in order. It
 // checks that seqs are gapless; with verify it also checks each stored hash
-// against BLAKE3(previous hash || encoded event), starting from the
-// stored hash of from-1. fn gets the value's encoded event (valid only
-// during the call) and its stored hash.
-func (s *Store) walk(ctx context.Context, from uint64, verify bool, fn func(seq uint64, hash, data []byte) error) error {
+// against BLAKE3(previous hash || encoded event), starting from the stored
+// hash of from-1. The copying and hashing run on a second goroutine, one
+// chunk ahead of fn, so replay uses two cores; walk stops and waits for it
+// before returning.
+func (s *Store) walk(ctx context.Context, from uint64, verify bool, fn func(*rawEvent) error) error {
 	if from == 0 {
 		from = 1
 	}
-	var prev [hashSize]byte
-	first := true
-	var chunk []rawEvent
-	var arena []byte
-	h := blake3.New()
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
+	chunks := make(chan chunk, 1)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(chunks)
+		s.produce(ctx, from, verify, chunks, stop)
+	}()
+	defer func() {
+		close(stop)
+		<-done
+	}()
+	for c := range chunks {
+		for i := range c.events {
+			if err := fn(&c.events[i]); err != nil {
+				return err
+			}
 		}
-		chunk, arena = chunk[:0], arena[:0]
-		err := s.view(func(tx *bolt.Tx) error {
-			b := tx.Bucket(bucketEvents)
-			if first && from > 1 && verify {
-				v := b.Get(seqKey(from - 1))
-				if k, _ := b.Cursor().Last(); v == nil && (k == nil || seqOf(k) < from-1) {
-					return errPastEnd // nothing stored at or after from
-				}
-				if len(v) < hashSize {
-					return corrupt(from-1, "event is missing or shorter than its hash")
-				}
-				copy(prev[:], v)
-			}
-			c := b.Cursor()
-			for k, v := c.Seek(seqKey(from)); k != nil && len(chunk) < chunkEvents && len(arena) < chunkBytes; k, v = c.Next() {
-				if len(k) != 8 {
-					return corrupt(from, "malformed key %x in the events bucket", k)
-				}
-				start := len(arena)
-				arena = append(arena, v...)
-				chunk = append(chunk, rawEvent{seq: seqOf(k), value: arena[start:len(arena):len(arena)]})
-			}
-			return nil
-		})
-		first = false
+		if c.err != nil {
+			return c.err
+		}
+	}
+	return nil
+}
+
+// produce feeds walk: it copies chunks out of read transactions and checks
+// seqs and hashes, until the end, an error, or stop.
+func (s *Store) produce(ctx context.Context, from uint64, verify bool, out chan<- chunk, stop <-chan struct{}) {
+	var prev [hashSize]byte
+	h := blake3.New()
+	send := func(c chunk) bool {
+		select {
+		case out <- c:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	for first := true; ; first = false {
+		if err := ctx.Err(); err != nil {
+			send(chunk{err: err})
+			return
+		}
+		evs, err := s.copyChunk(from, first && verify, &prev)
 		if err == errPastEnd {
-			return nil
+			return
 		}
 		if ce, ok := err.(*CorruptError); ok && ce.Seq == 0 {
 			ce.Seq = from // a bbolt panic somewhere in this chunk
 		}
 		if err != nil {
-			return err
+			send(chunk{err: err})
+			return
 		}
-		// The arena may have moved while it grew; re-slice from offsets.
-		fixArena(chunk, arena)
-		for i := range chunk {
-			ev := &chunk[i]
-			if ev.seq != from {
-				return corrupt(from, "event is missing (the next stored seq is %d)", ev.seq)
-			}
-			if len(ev.value) < hashSize {
-				return corrupt(from, "value is shorter than its hash")
-			}
-			hash, data := ev.value[:hashSize], ev.value[hashSize:]
-			if verify {
+		for i := range evs {
+			ev := &evs[i]
+			switch {
+			case ev.seq != from:
+				err = corrupt(from, "event is missing (the next stored seq is %d)", ev.seq)
+			case len(ev.value) < hashSize:
+				err = corrupt(from, "value is shorter than its hash")
+			case verify:
 				h.Reset()
 				h.Write(prev[:])
-				h.Write(data)
+				h.WriteString(ev.data())
 				h.Sum(prev[:0])
-				if !bytes.Equal(prev[:], hash) {
-					return corrupt(from, "hash does not chain (stored %x, computed %x)", hash[:6], prev[:6])
+				if string(prev[:]) != ev.hash() {
+					err = corrupt(from, "hash does not chain (stored %x, computed %x)", ev.hash()[:6], prev[:6])
 				}
 			}
-			if err := fn(from, hash, data); err != nil {
-				return err
+			if err != nil {
+				send(chunk{events: evs[:i], err: err})
+				return
 			}
 			from++
 		}
-		if len(chunk) == 0 || (len(chunk) < chunkEvents && len(arena) < chunkBytes) {
-			return nil
+		if len(evs) == 0 || !send(chunk{events: evs}) {
+			return
 		}
 	}
 }
 
-// fixArena points every value into the final arena: values appended
-// before the arena's last reallocation still point into an old copy,
-// which holds the same bytes, but re-slicing keeps one live buffer.
-func fixArena(chunk []rawEvent, arena []byte) {
-	off := 0
-	for i := range chunk {
-		n := len(chunk[i].value)
-		chunk[i].value = arena[off : off+n : off+n]
-		off += n
-	}
+// copyChunk copies up to a chunk of events from seq from on out of one
+// read transaction. With needPrev it first loads the stored hash of
+// from-1 into prev.
+func (s *Store) copyChunk(from uint64, needPrev bool, prev *[hashSize]byte) ([]rawEvent, error) {
+	var evs []rawEvent
+	err := s.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketEvents)
+		if needPrev && from > 1 {
+			v := b.Get(seqKey(from - 1))
+			if k, _ := b.Cursor().Last(); v == nil && (k == nil || seqOf(k) < from-1) {
+				return errPastEnd // nothing stored at or after from
+			}
+			if len(v) < hashSize {
+				return corrupt(from-1, "event is missing or shorter than its hash")
+			}
+			copy(prev[:], v)
+		}
+		size := 0
+		c := b.Cursor()
+		for k, v := c.Seek(seqKey(from)); k != nil && len(evs) < chunkEvents && size < chunkBytes; k, v = c.Next() {
+			if len(k) != 8 {
+				return corrupt(from+uint64(len(evs)), "malformed key %x in the events bucket", k)
+			}
+			if evs == nil {
+				evs = make([]rawEvent, 0, 256)
+			}
+			evs = append(evs, rawEvent{seq: seqOf(k), value: string(v)})
+			size += len(v)
+		}
+		return nil
+	})
+	return evs, err
 }
 
 // view is db.View that fails with ErrClosed after Close (which waits for
@@ -152,12 +194,12 @@ func (s *Store) Read(ctx context.Context, from uint64, fn func(core.Event) error
 
 func (s *Store) read(ctx context.Context, from uint64, verify bool, fn func(core.Event) error) error {
 	var ev core.Event
-	return s.walk(ctx, from, verify, func(seq uint64, _, data []byte) error {
-		if err := decodeEvent(data, &ev); err != nil {
-			return corrupt(seq, "event does not decode: %v", err)
+	return s.walk(ctx, from, verify, func(raw *rawEvent) error {
+		if err := decodeEvent(raw.data(), &ev); err != nil {
+			return corrupt(raw.seq, "event does not decode: %v", err)
 		}
-		if ev.Seq != seq {
-			return corrupt(seq, "event is stored under seq %d but says %d", seq, ev.Seq)
+		if ev.Seq != raw.seq {
+			return corrupt(raw.seq, "event is stored under seq %d but says %d", raw.seq, ev.Seq)
 		}
 		return fn(ev)
 	})

@@ -92,18 +92,26 @@ func pruneSnapshots(snaps *bolt.Bucket, keep int) error {
 // an older one, or nil if none does. It implements core.Journal. A
 // snapshot verifies when its body hashes to the recorded BLAKE3, its
 // recorded chain hash equals the stored hash of the event at its seq (so
-// it belongs to this journal's history), and its body decodes.
+// it belongs to this journal's history), and its body decodes. The body
+// is hashed on a second goroutine while it decodes: a large projection
+// takes as long to hash as to copy, and the result is only used if both
+// succeed.
 func (s *Store) LoadSnapshot() (*core.State, error) {
 	var st *core.State
 	err := s.view(func(tx *bolt.Tx) error {
 		events := tx.Bucket(bucketEvents)
 		c := tx.Bucket(bucketSnapshots).Cursor()
 		for k, v := c.Last(); k != nil; k, v = c.Prev() {
-			body, err := checkSnapshot(events, k, v)
+			body, err := checkSnapshotHeader(events, k, v)
 			if err != nil {
 				continue
 			}
-			if got, err := DecodeState(body); err == nil && got.Seq == seqOf(k) {
+			hashed := make(chan error, 1)
+			go func() { hashed <- checkSnapshotBody(seqOf(k), v) }()
+			got, err := DecodeState(body)
+			// Wait even on error: the goroutine reads v, which is only
+			// valid inside this transaction.
+			if herr := <-hashed; herr == nil && err == nil && got.Seq == seqOf(k) {
 				st = got
 				return nil
 			}
@@ -116,9 +124,19 @@ func (s *Store) LoadSnapshot() (*core.State, error) {
 	return st, nil
 }
 
-// checkSnapshot verifies a stored snapshot's header, body hash and chain
-// hash, and returns its body (valid only inside the transaction).
+// checkSnapshot verifies a stored snapshot completely and returns its body
+// (valid only inside the transaction).
 func checkSnapshot(events *bolt.Bucket, k, v []byte) ([]byte, error) {
+	body, err := checkSnapshotHeader(events, k, v)
+	if err == nil {
+		err = checkSnapshotBody(seqOf(k), v)
+	}
+	return body, err
+}
+
+// checkSnapshotHeader verifies a stored snapshot's header and chain hash
+// and returns its body (valid only inside the transaction).
+func checkSnapshotHeader(events *bolt.Bucket, k, v []byte) ([]byte, error) {
 	if len(k) != 8 {
 		return nil, fmt.Errorf("malformed snapshot key %x", k)
 	}
@@ -136,9 +154,6 @@ func checkSnapshot(events *bolt.Bucket, k, v []byte) ([]byte, error) {
 	if n := binary.BigEndian.Uint64(v[84:]); n != uint64(len(body)) {
 		return nil, fmt.Errorf("snapshot %d body is %d bytes, header says %d", seq, len(body), n)
 	}
-	if sum := blake3.Sum256(body); !bytes.Equal(sum[:], v[52:84]) {
-		return nil, fmt.Errorf("snapshot %d body does not match its hash", seq)
-	}
 	chain, err := hashAt(events, seq)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %d: %v", seq, err)
@@ -147,4 +162,13 @@ func checkSnapshot(events *bolt.Bucket, k, v []byte) ([]byte, error) {
 		return nil, fmt.Errorf("snapshot %d records a chain hash this journal does not have at that seq", seq)
 	}
 	return body, nil
+}
+
+// checkSnapshotBody compares the body's BLAKE3 with the header's; v must
+// have passed checkSnapshotHeader.
+func checkSnapshotBody(seq uint64, v []byte) error {
+	if sum := blake3.Sum256(v[snapHeaderSize:]); !bytes.Equal(sum[:], v[52:84]) {
+		return fmt.Errorf("snapshot %d body does not match its hash", seq)
+	}
+	return nil
 }

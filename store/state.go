@@ -75,8 +75,12 @@ func encMap[V any](e *enc, m map[string]*V, f func(*enc, *V)) {
 func DecodeState(b []byte) (*core.State, error) {
 	r := &reader{s: string(b)}
 	st := &core.State{}
-	if !r.fields(func(k string) {
-		switch k {
+	n, ok := r.mapLen()
+	if !ok && r.err == nil {
+		return nil, errors.New("store: snapshot body is nil, not a state; run nexus verify --repair")
+	}
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
 		case "seq":
 			st.Seq = r.uint()
 		case "threads":
@@ -110,8 +114,6 @@ func DecodeState(b []byte) (*core.State, error) {
 		default:
 			r.skip()
 		}
-	}) && r.err == nil {
-		return nil, errors.New("store: snapshot body is nil, not a state; run nexus verify --repair")
 	}
 	if err := r.done(); err != nil {
 		return nil, fmt.Errorf("store: decode snapshot body: %w", err)

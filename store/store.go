@@ -35,6 +35,15 @@ const (
 	// hashSize is the length of a chain hash (BLAKE3-256). Part of the
 	// on-disk format.
 	hashSize = 32
+	// PageSize is the bbolt page size of a new journal; an existing file
+	// keeps the one it was created with. 16 KiB rather than the OS page
+	// size, because an event cannot span pages and the half event left
+	// free at the end of each page costs 4.5% at 4 KiB but 1% at 16 KiB.
+	// Part of the on-disk format.
+	PageSize = 16 << 10
+	// allocSize is how much bbolt grows the file at a time (its default
+	// is 16 MiB, 5% of a 300 MiB journal left empty at the end).
+	allocSize = 4 << 20
 	// DefaultLockTimeout is how long Open waits for the journal lock.
 	DefaultLockTimeout = time.Second
 )
@@ -102,10 +111,11 @@ func open(dir string, opts Options, strict bool) (*Store, error) {
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
+	db, err := boltOpen(path, &bolt.Options{
 		Timeout:  timeout,
 		NoSync:   opts.NoSync,
 		OpenFile: openJournalFile,
+		PageSize: PageSize,
 	})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, &LockedError{Dir: dir, PID: readPID(dir)}
@@ -116,6 +126,7 @@ func open(dir string, opts Options, strict bool) (*Store, error) {
 		}
 		return nil, fmt.Errorf("store: open journal %s: %w; if the file is damaged, move it aside and import an export", path, err)
 	}
+	db.AllocSize = allocSize
 	if err := writePID(dir); err != nil {
 		db.Close()
 		return nil, err
@@ -130,11 +141,21 @@ func open(dir string, opts Options, strict bool) (*Store, error) {
 	return s, nil
 }
 
+// boltOpen is bolt.Open that turns a panic on a damaged file into an error.
+func boltOpen(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("bbolt: %v", p)
+		}
+	}()
+	return bolt.Open(path, 0o600, o)
+}
+
 // load checks the format header, creating the layout in a new file, and
 // reads the durable last seq and hash.
 func (s *Store) load(strict bool) error {
 	fresh := false
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
 			empty := true

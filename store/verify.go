@@ -77,8 +77,9 @@ func (s *Store) Verify(ctx context.Context) (Report, error) {
 	err = check(0)
 	if err == nil {
 		var ev core.Event
-		err = s.walk(ctx, 1, true, func(seq uint64, hash, data []byte) error {
-			if err := decodeEvent(data, &ev); err != nil {
+		err = s.walk(ctx, 1, true, func(raw *rawEvent) error {
+			seq := raw.seq
+			if err := decodeEvent(raw.data(), &ev); err != nil {
 				return corrupt(seq, "event does not decode: %v", err)
 			}
 			if ev.Seq != seq {
@@ -88,7 +89,7 @@ func (s *Store) Verify(ctx context.Context) (Report, error) {
 				return corrupt(seq, "%v", err)
 			}
 			rep.Events = seq
-			copy(lastHash[:], hash)
+			copy(lastHash[:], raw.hash())
 			return check(seq)
 		})
 	}

@@ -1,0 +1,269 @@
+package store
+
+import "github.com/nexus-tui/nexus/core"
+
+// Decoders for the artifacts and records of core/model.go (plans,
+// sessions, provider threads, handoffs, transfers, checkpoints, effects,
+// rejections, receipts); see codec_decode.go for the conventions.
+
+func decPlan(r *reader) *core.Plan {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
+	v := new(core.Plan)
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
+		case "id":
+			v.ID = r.str()
+		case "ru":
+			v.Run = r.str()
+		case "k":
+			v.Kind = r.str()
+		case "it":
+			v.Items = decPlanItems(r)
+		default:
+			r.skip()
+		}
+	}
+	return v
+}
+
+func decPlanItems(r *reader) []core.PlanItem {
+	n, ok := r.arrayLen()
+	if !ok {
+		return nil
+	}
+	items := make([]core.PlanItem, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		it := &items[i]
+		m, _ := r.mapLen()
+		for ; m > 0 && r.err == nil; m-- {
+			switch r.str() {
+			case "t":
+				it.Text = r.str()
+			case "s":
+				it.Status = r.str()
+			default:
+				r.skip()
+			}
+		}
+	}
+	return items
+}
+
+func decSession(r *reader) *core.Session {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
+	v := new(core.Session)
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
+		case "id":
+			v.ID = r.str()
+		case "th":
+			v.Thread = r.str()
+		case "pr":
+			v.Provider = r.str()
+		case "s":
+			v.State = r.str()
+		case "re":
+			v.Reason = r.str()
+		default:
+			r.skip()
+		}
+	}
+	return v
+}
+
+func decProviderThread(r *reader) *core.ProviderThread {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
+	v := new(core.ProviderThread)
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
+		case "id":
+			v.ID = r.str()
+		case "th":
+			v.Thread = r.str()
+		case "pr":
+			v.Provider = r.str()
+		case "nr":
+			v.NativeRef = r.str()
+		case "av":
+			v.Available = r.bool()
+		default:
+			r.skip()
+		}
+	}
+	return v
+}
+
+func decHandoff(r *reader) *core.Handoff {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
+	v := new(core.Handoff)
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
+		case "id":
+			v.ID = r.str()
+		case "th":
+			v.Thread = r.str()
+		case "fr":
+			v.From = r.str()
+		case "to":
+			v.To = r.str()
+		case "st":
+			v.Strategy = r.str()
+		case "tx":
+			v.Text = r.str()
+		default:
+			r.skip()
+		}
+	}
+	return v
+}
+
+func decTransfer(r *reader) *core.Transfer {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
+	v := new(core.Transfer)
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
+		case "id":
+			v.ID = r.str()
+		case "k":
+			v.Kind = r.str()
+		case "fr":
+			v.From = r.str()
+		case "to":
+			v.To = r.str()
+		case "ru":
+			v.Run = int(r.int())
+		case "s":
+			v.Status = r.str()
+		case "tx":
+			v.Text = r.str()
+		default:
+			r.skip()
+		}
+	}
+	return v
+}
+
+func decCheckpoint(r *reader) *core.Checkpoint {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
+	v := new(core.Checkpoint)
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
+		case "id":
+			v.ID = r.str()
+		case "th":
+			v.Thread = r.str()
+		case "ru":
+			v.Run = int(r.int())
+		case "sc":
+			v.Scope = r.str()
+		case "s":
+			v.Status = r.str()
+		case "rf":
+			v.Ref = r.str()
+		case "re":
+			v.Reason = r.str()
+		default:
+			r.skip()
+		}
+	}
+	return v
+}
+
+func decEffect(r *reader) *core.EffectRecord {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
+	v := new(core.EffectRecord)
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
+		case "k":
+			v.Key = r.str()
+		case "ki":
+			v.Kind = r.str()
+		case "c":
+			v.Class = r.str()
+		case "ru":
+			v.Run = r.str()
+		case "s":
+			v.Status = r.str()
+		case "rs":
+			v.Result = r.str()
+		default:
+			r.skip()
+		}
+	}
+	return v
+}
+
+func decRejection(r *reader) *core.Rejection {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
+	v := new(core.Rejection)
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
+		case "c":
+			v.Command = r.str()
+		case "r":
+			v.Reason = r.str()
+		case "d":
+			v.Detail = r.str()
+		default:
+			r.skip()
+		}
+	}
+	return v
+}
+
+func decReceipt(r *reader) *core.Receipt {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
+	v := new(core.Receipt)
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
+		case "c":
+			v.Command = r.str()
+		case "k":
+			v.Kind = r.str()
+		case "th":
+			v.Thread = r.str()
+		case "ru":
+			v.Run = r.str()
+		case "o":
+			v.Ordinal = int(r.int())
+		case "rq":
+			v.Request = r.str()
+		case "m":
+			v.Mode = r.str()
+		case "q":
+			v.Seq = r.uint()
+		case "rj":
+			v.Reject = decRejection(r)
+		default:
+			r.skip()
+		}
+	}
+	return v
+}

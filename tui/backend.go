@@ -1,0 +1,61 @@
+package tui
+
+import (
+	"context"
+	"io"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// Backend is what the TUI needs from the kernel. core.Backend satisfies it,
+// so the in-process core.Runner of a host and the api.Client of a client
+// both plug in unchanged.
+type Backend interface {
+	Submit(ctx context.Context, cmd core.Command) (*core.Receipt, error)
+	State(ctx context.Context) (*core.State, error)
+	Subscribe(ctx context.Context, from uint64) (*core.Subscription, error)
+}
+
+var _ Backend = core.Backend(nil)
+
+// Profile is a provider profile the new-thread dialog offers. main fills
+// them from the provider registry, so tui need not import providers.
+type Profile struct {
+	Name        string
+	Description string
+	Caps        core.Capabilities
+}
+
+// Options configure Run.
+type Options struct {
+	// Theme is a theme name (dark, light, high-contrast, none); "" is dark.
+	// NO_COLOR in the environment forces none.
+	Theme string
+	// StateDir is shown in the status line.
+	StateDir string
+	// HostLabel says where the kernel runs, e.g. "host" or
+	// "client of pid 4242"; shown in the status line.
+	HostLabel string
+	// Host is true when quitting this TUI stops the host (and so interrupts
+	// running agents); the quit confirmation says so.
+	Host bool
+	// Profiles are the provider profiles a new thread can use; the first
+	// is the default. Empty means a single "builtin" profile.
+	Profiles []Profile
+	// Workspace is the default workspace of a new thread; "" is the
+	// current directory.
+	Workspace string
+	// IO replaces the terminal, for tests.
+	IO IO
+}
+
+// IO overrides the program's terminal. Zero fields mean the real terminal
+// and environment.
+type IO struct {
+	Input  io.Reader
+	Output io.Writer
+	// Env replaces os.Environ for the terminal and NO_COLOR.
+	Env []string
+	// Width and Height fix the initial window size (tests without a tty).
+	Width, Height int
+}

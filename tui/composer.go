@@ -1,0 +1,183 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/themes"
+)
+
+// composer is the multi-line message input with a history of what was
+// sent. Enter is handled by the root model (it sends); the textarea only
+// ever inserts newlines on the Newline keys.
+type composer struct {
+	ta      textarea.Model
+	history []string
+	// hist is the history entry shown while browsing; len(history) when
+	// not browsing.
+	hist int
+}
+
+// maxHistory bounds the composer history kept in memory.
+const maxHistory = 200
+
+func newComposer(st themes.Styles, keys KeyMap) composer {
+	ta := textarea.New()
+	ta.Prompt = ""
+	ta.ShowLineNumbers = false
+	ta.Placeholder = "Write to the agent. enter sends · alt+enter new line"
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys(keys.Newline.Keys()...))
+	// The root model owns these keys; the textarea must not act on them.
+	ta.KeyMap.LineNext = key.NewBinding(key.WithKeys("down"))
+	ta.KeyMap.LinePrevious = key.NewBinding(key.WithKeys("up"))
+	ta.KeyMap.PageUp = key.NewBinding(key.WithDisabled())
+	ta.KeyMap.PageDown = key.NewBinding(key.WithDisabled())
+	ta.KeyMap.SelectAll = key.NewBinding(key.WithDisabled())
+	s := textarea.DefaultStyles(st.Theme.Name != themes.Light)
+	for _, ss := range []*textarea.StyleState{&s.Focused, &s.Blurred} {
+		ss.Base = st.InputText
+		ss.Text = st.InputText
+		ss.CursorLine = st.InputText
+		ss.Placeholder = st.Placeholder
+		ss.EndOfBuffer = st.Muted
+		ss.Prompt = st.Muted
+	}
+	s.Cursor.Color = st.CursorColor
+	s.Cursor.Blink = false // a blinking cursor repaints twice a second for nothing
+	ta.SetStyles(s)
+	return composer{ta: ta}
+}
+
+// newInput is a one-line input styled from the theme, without blinking.
+func newInput(st themes.Styles, placeholder string) textinput.Model {
+	in := textinput.New()
+	in.Prompt = ""
+	in.Placeholder = placeholder
+	s := textinput.DefaultStyles(st.Theme.Name != themes.Light)
+	s.Focused.Text, s.Blurred.Text = st.InputText, st.InputText
+	s.Focused.Placeholder, s.Blurred.Placeholder = st.Placeholder, st.Placeholder
+	s.Focused.Prompt, s.Blurred.Prompt = st.Muted, st.Muted
+	s.Cursor.Color = st.CursorColor
+	s.Cursor.Blink = false
+	in.SetStyles(s)
+	return in
+}
+
+func (c *composer) focus()        { c.ta.Focus() }
+func (c *composer) blur()         { c.ta.Blur() }
+func (c *composer) value() string { return c.ta.Value() }
+func (c *composer) empty() bool   { return c.ta.Value() == "" }
+
+// lines is how many rows the input wants: one per line of text.
+func (c *composer) lines() int { return max(1, c.ta.LineCount()) }
+
+func (c *composer) setSize(w, h int) {
+	c.ta.SetWidth(max(1, w))
+	c.ta.SetHeight(max(1, h))
+}
+
+// take empties the input, records the text in the history and returns it.
+func (c *composer) take() string {
+	text := c.ta.Value()
+	c.ta.Reset()
+	if strings.TrimSpace(text) != "" && (len(c.history) == 0 || c.history[len(c.history)-1] != text) {
+		c.history = append(c.history, text)
+		if len(c.history) > maxHistory {
+			c.history = c.history[len(c.history)-maxHistory:]
+		}
+	}
+	c.hist = len(c.history)
+	return text
+}
+
+// restore puts text back after a failed send, unless the user already
+// typed something new.
+func (c *composer) restore(text string) {
+	if c.empty() {
+		c.ta.SetValue(text)
+	}
+}
+
+// browsing reports whether the input shows a history entry unchanged, so
+// up and down keep walking the history.
+func (c *composer) browsing() bool {
+	return c.hist < len(c.history) && c.ta.Value() == c.history[c.hist]
+}
+
+// historyStep walks the history: -1 older, +1 newer. Past the newest it
+// empties the input.
+func (c *composer) historyStep(d int) {
+	if !c.browsing() {
+		c.hist = len(c.history)
+	}
+	n := c.hist + d
+	if n < 0 || n > len(c.history) {
+		return
+	}
+	c.hist = n
+	c.ta.Reset()
+	if n < len(c.history) {
+		c.ta.SetValue(c.history[n])
+	}
+}
+
+func (c *composer) update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	c.ta, cmd = c.ta.Update(msg)
+	return cmd
+}
+
+// sendMode is what Enter will do for the selected thread, as shown next
+// to the input: the policy of message.send mode auto (DESIGN.md §3).
+func sendMode(st *core.State, th *core.Thread) string {
+	if th == nil || st == nil {
+		return "auto"
+	}
+	if st.ActiveRun(th.ID) == nil {
+		return "auto: start a run"
+	}
+	if th.Caps.Steer {
+		return "auto: steer the active run"
+	}
+	return "auto: restart the active run"
+}
+
+func (m *Model) renderComposer(r rect) []string {
+	th := m.selectedThread()
+	title := "Message"
+	if th != nil {
+		title += " → " + threadTitle(th)
+	}
+	title += " · " + sendMode(m.state, th)
+	footer := "enter send · " + m.keys.Queue.Help().Key + " queue · " + m.keys.Restart.Help().Key + " restart"
+	if r.w < 70 {
+		footer = ""
+	}
+	body := strings.Split(m.composer.ta.View(), "\n")
+	out := m.box(title, footer, m.focus == focusComposer, r.w, r.h, body)
+	if len(out) > 0 {
+		// The mode is the point of the title: keep it visible and styled.
+		out[0] = m.composerEdge(title, r.w, th)
+	}
+	return out
+}
+
+// composerEdge is the composer's top edge with the send mode highlighted.
+func (m *Model) composerEdge(title string, w int, th *core.Thread) string {
+	bs, ts := m.st.Border, m.st.Title
+	if m.focus == focusComposer {
+		bs, ts = m.st.BorderFocused, m.st.TitleFocused
+	}
+	mode := sendMode(m.state, th)
+	head := strings.TrimSuffix(title, " · "+mode)
+	label := " " + trunc(head, max(1, w-8-len(mode))) + " · "
+	line := bs.Render("╭─") + ts.Render(label) + m.st.Mode.Render(mode+" ")
+	return ansi.Truncate(line+bs.Render(strings.Repeat("─", max(0, w))), w-1, "") + bs.Render("╮")
+}

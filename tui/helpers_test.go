@@ -1,0 +1,201 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/themes"
+)
+
+// stubBackend counts and records submitted commands. With block set,
+// Submit waits until its context ends, like a wedged host.
+type stubBackend struct {
+	mu    sync.Mutex
+	cmds  []core.Command
+	block bool
+	// entered is signalled each time Submit starts.
+	entered chan struct{}
+}
+
+func newStub() *stubBackend { return &stubBackend{entered: make(chan struct{}, 16)} }
+
+func (s *stubBackend) Submit(ctx context.Context, cmd core.Command) (*core.Receipt, error) {
+	s.mu.Lock()
+	s.cmds = append(s.cmds, cmd)
+	block := s.block
+	s.mu.Unlock()
+	select {
+	case s.entered <- struct{}{}:
+	default:
+	}
+	if block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	rec := &core.Receipt{Command: cmd.ID, Kind: cmd.Kind, Thread: cmd.Thread, Request: cmd.Request, Mode: cmd.Mode}
+	if cmd.Kind == core.CmdThreadCreate {
+		rec.Thread = cmd.NewThread
+	}
+	return rec, nil
+}
+
+func (s *stubBackend) State(ctx context.Context) (*core.State, error) { return core.NewState(), nil }
+
+func (s *stubBackend) Subscribe(ctx context.Context, from uint64) (*core.Subscription, error) {
+	ch := make(chan core.Event)
+	go func() { <-ctx.Done(); close(ch) }()
+	return &core.Subscription{State: core.NewState(), Events: ch, Err: func() error { return ctx.Err() }}, nil
+}
+
+func (s *stubBackend) submitted() []core.Command {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]core.Command(nil), s.cmds...)
+}
+
+// harness drives a Model through Update like the program would, without
+// a terminal.
+type harness struct {
+	t  *testing.T
+	m  *Model
+	b  *stubBackend
+	ws string
+	// quit is set once a Cmd returned tea.Quit.
+	quit bool
+}
+
+func newHarness(t *testing.T, st *core.State, w, h int) *harness {
+	t.Helper()
+	b := newStub()
+	ws := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	theme, _ := themes.Lookup(themes.None)
+	opts := Options{StateDir: "/state", HostLabel: "host", Host: true, Workspace: ws,
+		Profiles: []Profile{{Name: "builtin", Description: "built-in agent", Caps: core.Capabilities{Steer: true, Approvals: true}},
+			{Name: "builtin:nosteer", Description: "no steering"}}}
+	m := newModel(ctx, b, opts, themes.NewStyles(theme))
+	hs := &harness{t: t, m: m, b: b, ws: ws}
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	if st != nil {
+		hs.send(snapshotMsg{state: st})
+	}
+	return hs
+}
+
+// send delivers one message and runs the Cmds it returns (feeding their
+// messages back), skipping Cmds that do not finish quickly (timers).
+func (hs *harness) send(msg tea.Msg) {
+	hs.t.Helper()
+	_, cmd := hs.m.Update(msg)
+	hs.run(cmd)
+}
+
+func (hs *harness) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-done:
+	case <-time.After(300 * time.Millisecond):
+		return // a tea.Tick: not part of these tests
+	}
+	switch msg := msg.(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			hs.run(c)
+		}
+	case tea.QuitMsg:
+		hs.quit = true
+	default:
+		hs.send(msg)
+	}
+}
+
+// press sends named keys: "enter", "ctrl+n", "alt+q", "esc", "tab", "up", ...
+func (hs *harness) press(names ...string) {
+	hs.t.Helper()
+	for _, n := range names {
+		hs.send(keyMsg(n))
+	}
+}
+
+// typeText sends each rune as a key press.
+func (hs *harness) typeText(s string) {
+	hs.t.Helper()
+	for _, r := range s {
+		hs.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func keyMsg(name string) tea.KeyPressMsg {
+	var mod tea.KeyMod
+	for {
+		if rest, ok := strings.CutPrefix(name, "ctrl+"); ok {
+			mod |= tea.ModCtrl
+			name = rest
+			continue
+		}
+		if rest, ok := strings.CutPrefix(name, "alt+"); ok {
+			mod |= tea.ModAlt
+			name = rest
+			continue
+		}
+		if rest, ok := strings.CutPrefix(name, "shift+"); ok {
+			mod |= tea.ModShift
+			name = rest
+			continue
+		}
+		break
+	}
+	codes := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab, "up": tea.KeyUp,
+		"down": tea.KeyDown, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "f1": tea.KeyF1, "end": tea.KeyEnd,
+		"home": tea.KeyHome, "backspace": tea.KeyBackspace}
+	if c, ok := codes[name]; ok {
+		return tea.KeyPressMsg{Code: c, Mod: mod}
+	}
+	r := []rune(name)[0]
+	if mod == 0 {
+		return tea.KeyPressMsg{Code: r, Text: name}
+	}
+	return tea.KeyPressMsg{Code: r, Mod: mod}
+}
+
+// screen is the plain text of the current view.
+func (hs *harness) screen() string {
+	return ansi.Strip(hs.m.View().Content)
+}
+
+// checkScreen asserts the view is exactly the window's size.
+func (hs *harness) checkScreen(w, h int) {
+	hs.t.Helper()
+	lines := strings.Split(hs.m.View().Content, "\n")
+	if len(lines) != h {
+		hs.t.Errorf("%dx%d: view has %d lines, want %d", w, h, len(lines), h)
+	}
+	for i, l := range lines {
+		if got := ansi.StringWidth(l); got != w {
+			hs.t.Errorf("%dx%d: line %d is %d cells wide, want %d: %q", w, h, i, got, w, ansi.Strip(l))
+		}
+	}
+}
+
+// lastCmd is the last command submitted, failing when there is none.
+func (hs *harness) lastCmd() core.Command {
+	hs.t.Helper()
+	cmds := hs.b.submitted()
+	if len(cmds) == 0 {
+		hs.t.Fatalf("no command was submitted; screen:\n%s", hs.screen())
+	}
+	return cmds[len(cmds)-1]
+}

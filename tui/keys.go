@@ -1,0 +1,119 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is the one table of keys. The help dialog is generated from it,
+// and Update matches against it; no key is hard-coded anywhere else.
+//
+// Keys are chosen so that ordinary terminals, tmux and ssh deliver them:
+// ctrl+letter combinations that are not terminal controls once Bubble Tea
+// puts the tty in raw mode (ctrl+q and ctrl+s lose their flow-control
+// meaning then), alt+letter as an alternative for terminals that keep
+// ctrl+q for themselves, and no ctrl+shift combinations.
+type KeyMap struct {
+	// Everywhere.
+	Quit         key.Binding
+	Help         key.Binding
+	NewThread    key.Binding
+	Answer       key.Binding
+	FocusNext    key.Binding
+	FocusPrev    key.Binding
+	PageUp       key.Binding
+	PageDown     key.Binding
+	NextThread   key.Binding
+	PrevThread   key.Binding
+	Interrupt    key.Binding
+	CancelDialog key.Binding
+
+	// Composer.
+	Send        key.Binding
+	Queue       key.Binding
+	Restart     key.Binding
+	Newline     key.Binding
+	HistoryPrev key.Binding
+	HistoryNext key.Binding
+	Leave       key.Binding
+
+	// Threads list and transcript, when not typing.
+	Up       key.Binding
+	Down     key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Filter   key.Binding
+	Open     key.Binding
+	QuitIdle key.Binding
+	HelpIdle key.Binding
+
+	// Approval and question dialogs.
+	Allow       key.Binding
+	AllowAlways key.Binding
+	Deny        key.Binding
+	Confirm     key.Binding
+	NextField   key.Binding
+	PrevField   key.Binding
+}
+
+func bind(help string, desc string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+}
+
+// DefaultKeyMap returns the keys nexus ships with.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Quit:         bind("ctrl+c", "quit (asks first while runs are active)", "ctrl+c"),
+		Help:         bind("f1", "this help", "f1"),
+		NewThread:    bind("ctrl+n", "new thread", "ctrl+n"),
+		Answer:       bind("ctrl+o", "open the oldest approval or question waiting for you", "ctrl+o"),
+		FocusNext:    bind("tab", "next pane", "tab"),
+		FocusPrev:    bind("shift+tab", "previous pane", "shift+tab"),
+		PageUp:       bind("pgup", "scroll the transcript up a page", "pgup"),
+		PageDown:     bind("pgdown", "scroll the transcript down a page", "pgdown"),
+		NextThread:   bind("alt+down", "next thread", "alt+down"),
+		PrevThread:   bind("alt+up", "previous thread", "alt+up"),
+		Interrupt:    bind("ctrl+x", "interrupt the selected thread's active run", "ctrl+x"),
+		CancelDialog: bind("esc", "close the dialog", "esc"),
+
+		Send:        bind("enter", "send (mode auto: start, or steer the active run)", "enter"),
+		Queue:       bind("ctrl+q/alt+q", "send as a new run queued after the active one", "ctrl+q", "alt+q"),
+		Restart:     bind("ctrl+r/alt+r", "send and restart the active run with it", "ctrl+r", "alt+r"),
+		Newline:     bind("alt+enter/ctrl+j", "new line", "alt+enter", "ctrl+j", "shift+enter"),
+		HistoryPrev: bind("up", "previous sent message (when the input is empty)", "up"),
+		HistoryNext: bind("down", "next sent message", "down"),
+		Leave:       bind("esc", "leave the input (then q, ?, / work)", "esc"),
+
+		Up:       bind("up/k", "move up", "up", "k"),
+		Down:     bind("down/j", "move down", "down", "j"),
+		Top:      bind("g/home", "first thread / top of transcript", "g", "home"),
+		Bottom:   bind("G/end", "last thread / follow the transcript", "G", "end"),
+		Filter:   bind("/", "filter threads", "/"),
+		Open:     bind("enter/i", "write to the selected thread", "enter", "i"),
+		QuitIdle: bind("q", "quit", "q"),
+		HelpIdle: bind("?", "this help", "?"),
+
+		Allow:       bind("y", "allow once", "y", "Y"),
+		AllowAlways: bind("a", "allow always", "a", "A"),
+		Deny:        bind("n", "deny", "n", "N"),
+		Confirm:     bind("enter", "confirm / submit the answer", "enter"),
+		NextField:   bind("tab", "next field", "tab", "down"),
+		PrevField:   bind("shift+tab", "previous field", "shift+tab", "up"),
+	}
+}
+
+// keyGroup is a titled section of the help dialog.
+type keyGroup struct {
+	title    string
+	bindings []key.Binding
+}
+
+// groups lists every binding under the context it works in.
+func (k KeyMap) groups() []keyGroup {
+	return []keyGroup{
+		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.FocusNext, k.FocusPrev,
+			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt}},
+		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.HistoryPrev, k.HistoryNext, k.Leave}},
+		{"Threads and transcript (not typing)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Filter, k.Open,
+			k.QuitIdle, k.HelpIdle}},
+		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
+		{"New thread dialog", []key.Binding{k.NextField, k.PrevField, k.Confirm, k.CancelDialog}},
+	}
+}

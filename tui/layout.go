@@ -1,0 +1,171 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// rect is a screen rectangle in cells.
+type rect struct{ x, y, w, h int }
+
+func (r rect) contains(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h }
+
+// layout is where each pane goes. It is computed on resize and whenever a
+// pane's wanted height changes (banner shown, composer grows), never in
+// View.
+type layout struct {
+	banner, threads, todos, main, composer, status rect
+	tooSmall                                       bool
+}
+
+// Minimum usable size; below it the screen says so instead of overlapping.
+const (
+	minWidth  = 40
+	minHeight = 12
+)
+
+func (m *Model) resize(w, h int) {
+	m.width, m.height = w, h
+	m.conv.invalidateAll()
+	m.relayout()
+}
+
+// relayout computes the rectangles for the current size and content.
+//
+//	banner (1 row, only while something waits or the host is lost)
+//	threads | main
+//	todos   |
+//	composer (full width, grows with its text up to 6 lines)
+//	status line
+func (m *Model) relayout() {
+	w, h := m.width, m.height
+	l := layout{tooSmall: w < minWidth || h < minHeight}
+	if l.tooSmall {
+		m.lay = l
+		return
+	}
+	y := 0
+	if m.bannerText() != "" {
+		l.banner = rect{0, 0, w, 1}
+		y = 1
+	}
+	l.status = rect{0, h - 1, w, 1}
+	inputLines := clamp(m.composer.lines(), 1, max(1, min(6, h/4)))
+	l.composer = rect{0, h - 1 - (inputLines + 2), w, inputLines + 2}
+	bodyH := l.composer.y - y
+	leftW := clamp(w*3/10, 22, 40)
+	todoH := clamp(m.todoCount()+2, 3, max(3, bodyH/3))
+	l.threads = rect{0, y, leftW, bodyH - todoH}
+	l.todos = rect{0, y + bodyH - todoH, leftW, todoH}
+	l.main = rect{leftW, y, w - leftW, bodyH}
+	m.lay = l
+	m.composer.setSize(w-padW, inputLines)
+	m.threads.width = leftW - 2
+	m.threads.filter.SetWidth(max(1, leftW-padW-3))
+}
+
+// View implements tea.Model. It only formats what Update prepared.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "nexus"
+	return v
+}
+
+// render draws the whole screen: exactly height lines of exactly width
+// cells each.
+func (m *Model) render() string {
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	if m.lay.tooSmall {
+		lines := make([]string, h)
+		msg := wrap("nexus needs at least 40x12 cells; this terminal is "+itoa(w)+"x"+itoa(h)+". Enlarge it, or ctrl+c to quit.", w)
+		for i := range lines {
+			s := ""
+			if i < len(msg) {
+				s = msg[i]
+			}
+			lines[i] = fit(s, w)
+		}
+		return strings.Join(lines, "\n")
+	}
+	screen := make([]string, h)
+	for i := range screen {
+		screen[i] = strings.Repeat(" ", w)
+	}
+	put := func(r rect, lines []string) {
+		for i := 0; i < r.h && i < len(lines); i++ {
+			row := r.y + i
+			left := ansi.Cut(screen[row], 0, r.x)
+			right := ansi.Cut(screen[row], r.x+r.w, w)
+			screen[row] = fit(left, r.x) + fit(lines[i], r.w) + right
+		}
+	}
+	if m.lay.banner.h > 0 {
+		put(m.lay.banner, []string{m.renderBanner(w)})
+	}
+	put(m.lay.threads, m.renderThreads(m.lay.threads))
+	put(m.lay.todos, m.renderTodos(m.lay.todos))
+	put(m.lay.main, m.renderMain(m.lay.main))
+	put(m.lay.composer, m.renderComposer(m.lay.composer))
+	put(m.lay.status, []string{m.renderStatus(w)})
+	if len(m.dialogs) > 0 {
+		d := m.dialogs[len(m.dialogs)-1]
+		box := d.view(&m.st, min(w-4, 76), h-2)
+		if len(box) > 0 {
+			bw := ansi.StringWidth(box[0])
+			overlay(screen, box, max(0, (w-bw)/2), max(0, (h-len(box))/2), w)
+		}
+	}
+	return strings.Join(screen, "\n")
+}
+
+// padW is what a box takes from its width: a border and a space of
+// padding on each side.
+const padW = 4
+
+// box frames body lines in a rounded border with a title in the top edge
+// and an optional label in the bottom edge. The result is h lines of
+// exactly w cells.
+func (m *Model) box(title, footer string, focused bool, w, h int, body []string) []string {
+	if w < 2 || h < 2 {
+		return nil
+	}
+	bs, ts := m.st.Border, m.st.Title
+	if focused {
+		bs, ts = m.st.BorderFocused, m.st.TitleFocused
+	}
+	return frame(bs, ts, title, footer, w, h, body)
+}
+
+// frame draws a bordered box with the given border and title styles.
+func frame(bs, ts lipgloss.Style, title, footer string, w, h int, body []string) []string {
+	inner := w - 2
+	out := make([]string, 0, h)
+	out = append(out, edge(bs, ts, "╭", "╮", title, inner))
+	for i := 0; i < h-2; i++ {
+		s := ""
+		if i < len(body) {
+			s = body[i]
+		}
+		out = append(out, bs.Render("│")+" "+fit(s, inner-2)+ansi.ResetStyle+" "+bs.Render("│"))
+	}
+	out = append(out, edge(bs, ts, "╰", "╯", footer, inner))
+	return out
+}
+
+// edge is a horizontal border with an embedded label.
+func edge(bs, ts lipgloss.Style, l, r, label string, inner int) string {
+	if label == "" || inner < 6 {
+		return bs.Render(l + strings.Repeat("─", max(0, inner)) + r)
+	}
+	label = " " + trunc(oneLine(label), inner-4) + " "
+	rest := inner - 1 - ansi.StringWidth(label)
+	return bs.Render(l+"─") + ts.Render(label) + bs.Render(strings.Repeat("─", max(0, rest))+r)
+}

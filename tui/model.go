@@ -1,0 +1,303 @@
+package tui
+
+import (
+	"context"
+	"sort"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/themes"
+)
+
+// focus is the pane that receives keys when no dialog is open.
+type focus int
+
+const (
+	focusThreads focus = iota
+	focusMain
+	focusComposer
+	focusCount
+)
+
+// Model is the root Bubble Tea model. It owns focus, the layout, the
+// dialog stack and the projection; panes are plain structs it renders.
+//
+// Invariant: Update and View never block and never do I/O. Submits run
+// in tea.Cmds that capture the backend and the command by value.
+type Model struct {
+	ctx     context.Context
+	backend Backend
+	opts    Options
+	st      themes.Styles
+	keys    KeyMap
+	resync  func() // asks the bridge for a fresh snapshot; never blocks
+
+	width, height int
+	lay           layout
+
+	focus   focus
+	dialogs []dialog
+
+	state    *core.State       // nil until the first snapshot
+	live     map[string]string // node id -> streamed text the journal lacks
+	rows     []threadRow       // non-archived threads, by creation
+	pending  []*core.Request   // pending requests of all threads, oldest first
+	active   int               // runs running or waiting, over all threads
+	activity map[string]uint64 // thread -> seq of its last journaled event
+	seen     map[string]uint64 // thread -> activity seq when last shown
+
+	selected string // selected thread id
+	// pendingSelect is a thread just created whose events have not
+	// arrived yet; it is selected when they do.
+	pendingSelect string
+	threads       threadsPane
+	conv          conversation
+	composer      composer
+
+	flash   flash
+	conn    error // why the subscription is down; nil when connected
+	flashID int
+}
+
+// threadRow is the derived view of one thread for the list.
+type threadRow struct {
+	th      *core.Thread
+	queued  int
+	pending int
+}
+
+// flash is a transient message in the status line.
+type flash struct {
+	text  string
+	isErr bool
+	id    int
+}
+
+// newModel builds the root model. Run wires it to a program; tests drive
+// its Update directly.
+func newModel(ctx context.Context, b Backend, opts Options, st themes.Styles) *Model {
+	if len(opts.Profiles) == 0 {
+		opts.Profiles = []Profile{{Name: "builtin", Description: "built-in agent"}}
+	}
+	m := &Model{
+		ctx: ctx, backend: b, opts: opts, st: st, keys: DefaultKeyMap(), resync: func() {},
+		live: map[string]string{}, activity: map[string]uint64{}, seen: map[string]uint64{},
+		focus: focusComposer,
+	}
+	m.threads = newThreadsPane(st)
+	m.conv = newConversation()
+	m.composer = newComposer(st, m.keys)
+	m.composer.focus()
+	m.resize(80, 24)
+	return m
+}
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case snapshotMsg:
+		m.loadSnapshot(msg.state)
+		return m, nil
+	case frameMsg:
+		return m, m.applyFrame(msg)
+	case connMsg:
+		m.conn = msg.err
+		m.relayout()
+		return m, nil
+	case submitResultMsg:
+		return m, m.submitted(msg)
+	case clearFlashMsg:
+		if msg.id == m.flash.id {
+			m.flash = flash{}
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	case tea.PasteMsg:
+		return m, m.handlePaste(msg)
+	case tea.MouseWheelMsg:
+		m.handleWheel(msg)
+		return m, nil
+	case tea.MouseClickMsg:
+		m.handleClick(msg)
+		return m, nil
+	}
+	return m, nil
+}
+
+// loadSnapshot replaces the projection.
+func (m *Model) loadSnapshot(st *core.State) {
+	if st == nil {
+		st = core.NewState()
+	}
+	st.Reindex()
+	m.state = st
+	m.live = map[string]string{}
+	m.activity = map[string]uint64{}
+	m.seen = map[string]uint64{}
+	m.conv.invalidateAll()
+	m.derive()
+	if m.selected == "" || m.state.Threads[m.selected] == nil {
+		m.selectThread(m.mostRecentThread())
+	}
+	if len(m.rows) == 0 {
+		m.setFocus(focusThreads)
+	}
+	m.relayout()
+}
+
+// applyFrame folds a bridge frame into the projection: journaled events
+// first, then the live text.
+func (m *Model) applyFrame(f frameMsg) tea.Cmd {
+	if m.state == nil {
+		return nil // a frame before the snapshot belongs to no projection
+	}
+	if f.resetLive {
+		for id := range m.live {
+			m.conv.invalidateNode(m.state, id)
+		}
+		m.live = map[string]string{}
+	}
+	for i := range f.journal {
+		ev := &f.journal[i]
+		if ev.Seq <= m.state.Seq {
+			continue // seen before a resubscribe
+		}
+		if err := m.state.Apply(ev); err != nil {
+			m.conn = err
+			m.resync()
+			return nil
+		}
+		if ev.Thread != "" {
+			m.activity[ev.Thread] = ev.Seq
+		}
+		m.conv.invalidateEvent(ev)
+	}
+	for id, text := range f.live {
+		if text == "" {
+			delete(m.live, id)
+		} else {
+			m.live[id] = text
+		}
+		m.conv.invalidateNode(m.state, id)
+	}
+	if len(f.journal) > 0 {
+		m.derive()
+		m.closeSettledDialogs()
+		if m.pendingSelect != "" && m.state.Threads[m.pendingSelect] != nil {
+			m.selectThread(m.pendingSelect)
+			m.pendingSelect = ""
+		}
+		if m.state.Threads[m.selected] == nil || m.state.Threads[m.selected].Archived {
+			m.selectThread(m.mostRecentThread())
+		}
+		m.seen[m.selected] = m.activity[m.selected]
+		m.relayout()
+	}
+	return nil
+}
+
+// derive recomputes the thread rows and the pending requests after the
+// journal moved. It is linear in the entities of the projection.
+func (m *Model) derive() {
+	rows := make([]threadRow, 0, len(m.state.Threads))
+	byThread := map[string]int{}
+	for _, th := range m.state.Threads {
+		if th.Archived || th.Status == core.ThreadArchived {
+			continue
+		}
+		rows = append(rows, threadRow{th: th})
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i].th, rows[j].th
+		if a.CreatedAt != b.CreatedAt {
+			return a.CreatedAt < b.CreatedAt
+		}
+		return a.ID < b.ID
+	})
+	active := 0
+	for i, r := range rows {
+		byThread[r.th.ID] = i
+		for _, run := range m.state.RunsOf(r.th.ID) {
+			switch run.Status {
+			case core.RunQueued:
+				rows[i].queued++
+			case core.RunRunning, core.RunWaiting:
+				active++
+			}
+		}
+	}
+	var pending []*core.Request
+	for _, q := range m.state.Requests {
+		if q.Status != core.RequestPending {
+			continue
+		}
+		if i, ok := byThread[q.Thread]; ok {
+			rows[i].pending++
+			pending = append(pending, q)
+		}
+	}
+	sort.Slice(pending, func(i, j int) bool {
+		if pending[i].CreatedAt != pending[j].CreatedAt {
+			return pending[i].CreatedAt < pending[j].CreatedAt
+		}
+		return pending[i].ID < pending[j].ID
+	})
+	m.rows, m.pending, m.active = rows, pending, active
+}
+
+// mostRecentThread is the thread last updated, or "".
+func (m *Model) mostRecentThread() string {
+	best := ""
+	var at int64
+	for _, r := range m.rows {
+		if best == "" || r.th.UpdatedAt > at {
+			best, at = r.th.ID, r.th.UpdatedAt
+		}
+	}
+	return best
+}
+
+// selectThread makes id the selected thread and marks it read.
+func (m *Model) selectThread(id string) {
+	if id != m.selected {
+		m.conv.reset()
+	}
+	m.selected = id
+	if id != "" {
+		m.seen[id] = m.activity[id]
+	}
+	m.relayout()
+}
+
+// selectedThread returns the selected thread, or nil.
+func (m *Model) selectedThread() *core.Thread {
+	if m.state == nil {
+		return nil
+	}
+	return m.state.Threads[m.selected]
+}
+
+// unread reports whether a thread has events the user has not seen.
+func (m *Model) unread(id string) bool {
+	return id != m.selected && m.activity[id] > m.seen[id]
+}
+
+// activeRuns counts runs that are running or waiting, over all threads.
+func (m *Model) activeRuns() int { return m.active }
+
+// setFocus moves keyboard focus to a pane.
+func (m *Model) setFocus(f focus) {
+	m.focus = f
+	if f == focusComposer {
+		m.composer.focus()
+	} else {
+		m.composer.blur()
+	}
+}

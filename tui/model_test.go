@@ -1,0 +1,324 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/nexus-tui/nexus/core"
+)
+
+func TestNewThreadDialogSubmitsThreadCreate(t *testing.T) {
+	hs := newHarness(t, core.NewState(), 120, 40)
+	hs.press("ctrl+n")
+	if !strings.Contains(hs.screen(), "New thread") {
+		t.Fatalf("ctrl+n did not open the new thread dialog:\n%s", hs.screen())
+	}
+	hs.typeText("refactor the lexer")
+	hs.press("shift+tab", "down", "enter") // provider field, second profile, create
+	c := hs.lastCmd()
+	if c.Kind != core.CmdThreadCreate {
+		t.Fatalf("submitted %s, want thread.create", c.Kind)
+	}
+	if c.Provider != "builtin:nosteer" || c.Title != "refactor the lexer" || c.NewThread == "" || c.ID == "" {
+		t.Errorf("thread.create = %+v; want provider builtin:nosteer, the typed title, new ids", c)
+	}
+	if c.Workspace != hs.ws {
+		t.Errorf("workspace = %q, want the default %q", c.Workspace, hs.ws)
+	}
+	if strings.Contains(hs.screen(), "New thread") {
+		t.Errorf("the dialog is still open after enter:\n%s", hs.screen())
+	}
+	if hs.m.focus != focusComposer {
+		t.Errorf("focus = %d after creating a thread, want the composer", hs.m.focus)
+	}
+}
+
+func TestNewThreadDialogRejectsMissingWorkspace(t *testing.T) {
+	hs := newHarness(t, core.NewState(), 120, 40)
+	hs.press("ctrl+n", "tab") // to the workspace field
+	for range len(hs.ws) + 5 {
+		hs.press("backspace")
+	}
+	hs.typeText("/no/such/dir")
+	hs.press("enter")
+	if n := len(hs.b.submitted()); n != 0 {
+		t.Fatalf("%d commands submitted for a workspace that does not exist", n)
+	}
+	if !strings.Contains(hs.screen(), "not a directory") {
+		t.Errorf("no error shown for a missing workspace:\n%s", hs.screen())
+	}
+}
+
+func TestEnterSendsMessageModeAuto(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.typeText("hello")
+	if !strings.Contains(hs.screen(), "hello") {
+		t.Fatalf("typed text not in the composer:\n%s", hs.screen())
+	}
+	hs.press("enter")
+	c := hs.lastCmd()
+	if c.Kind != core.CmdMessageSend || c.Mode != core.ModeAuto || c.Text != "hello" || c.Thread != "t1" {
+		t.Fatalf("sent %+v; want message.send mode auto \"hello\" to t1", c)
+	}
+	if hs.m.composer.value() != "" {
+		t.Errorf("composer not cleared after send: %q", hs.m.composer.value())
+	}
+	// The mode is shown next to the input: t1 has an active run and steers.
+	if !strings.Contains(hs.screen(), "auto: steer the active run") {
+		t.Errorf("send mode not shown:\n%s", hs.screen())
+	}
+}
+
+func TestQueueRestartAndNewlineKeys(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.typeText("later")
+	hs.press("ctrl+q")
+	if c := hs.lastCmd(); c.Mode != core.ModeQueue || c.Text != "later" {
+		t.Errorf("ctrl+q sent %+v, want mode queue_after_active", c)
+	}
+	hs.typeText("again")
+	hs.press("alt+r")
+	if c := hs.lastCmd(); c.Mode != core.ModeRestart {
+		t.Errorf("alt+r sent mode %q, want restart_active", c.Mode)
+	}
+	hs.typeText("one")
+	hs.press("ctrl+j")
+	hs.typeText("two")
+	if got := hs.m.composer.value(); got != "one\ntwo" {
+		t.Errorf("ctrl+j: composer = %q, want two lines", got)
+	}
+	if n := len(hs.b.submitted()); n != 2 {
+		t.Errorf("%d commands after a newline key, want 2 (newline must not send)", n)
+	}
+}
+
+func TestComposerHistory(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.typeText("first")
+	hs.press("enter")
+	hs.typeText("second")
+	hs.press("enter")
+	hs.press("up")
+	if got := hs.m.composer.value(); got != "second" {
+		t.Fatalf("up on an empty input = %q, want the last sent message", got)
+	}
+	hs.press("up")
+	if got := hs.m.composer.value(); got != "first" {
+		t.Fatalf("up again = %q, want the one before", got)
+	}
+	hs.press("down", "down")
+	if got := hs.m.composer.value(); got != "" {
+		t.Fatalf("down past the newest = %q, want empty", got)
+	}
+}
+
+func TestApprovalBannerAndYesAllows(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	// Look from another thread: the banner must show from every view.
+	hs.press("alt+down", "alt+down")
+	if hs.m.selected == "t1" {
+		t.Fatal("alt+down did not move off the waiting thread")
+	}
+	scr := hs.screen()
+	first := strings.SplitN(scr, "\n", 2)[0]
+	if !strings.Contains(first, "waiting for you") || !strings.Contains(first, "Allow the built-in agent to write notes.txt?") {
+		t.Fatalf("no approval banner on top:\n%s", scr)
+	}
+	if !strings.Contains(first, "ctrl+o") {
+		t.Errorf("the banner does not name the key that answers: %q", first)
+	}
+	if !strings.Contains(scr, "1 waiting") {
+		t.Errorf("the status line does not count the pending request:\n%s", scr)
+	}
+	hs.press("ctrl+o")
+	if hs.m.selected != "t1" {
+		t.Errorf("ctrl+o selected %q, want the waiting thread t1", hs.m.selected)
+	}
+	if !strings.Contains(hs.screen(), "Approval R1") {
+		t.Fatalf("ctrl+o did not open the approval dialog:\n%s", hs.screen())
+	}
+	hs.press("y")
+	c := hs.lastCmd()
+	if c.Kind != core.CmdRequestRespond || c.Request != "R1" || c.Response != core.RespAllow {
+		t.Fatalf("y submitted %+v, want request.respond R1 allow", c)
+	}
+	if strings.Contains(hs.screen(), "Approval R1") {
+		t.Errorf("the dialog stayed open after y")
+	}
+}
+
+func TestApprovalKeysAllowAlwaysAndDeny(t *testing.T) {
+	for _, tc := range []struct{ key, want string }{{"a", core.RespAllowAlways}, {"n", core.RespDeny}} {
+		hs := newHarness(t, demoState(t), 120, 40)
+		hs.press("ctrl+o", tc.key)
+		if c := hs.lastCmd(); c.Response != tc.want {
+			t.Errorf("%s submitted response %q, want %q", tc.key, c.Response, tc.want)
+		}
+	}
+}
+
+func TestQuestionTakesTypedAnswer(t *testing.T) {
+	j := newJournal(t)
+	j.thread("t1", "colours", core.ThreadWaiting, 1, sec)
+	r := j.run("t1", 1, core.RunWaiting, "pick #ask=Which colour?", 2*sec, 0)
+	n := j.node(r, 2, core.NodeUserInput, "", "Which colour?", "")
+	j.request(r, n, "R1", core.RequestUserInput, "Which colour?")
+	hs := newHarness(t, j.st, 100, 30)
+	hs.press("ctrl+o")
+	if !strings.Contains(hs.screen(), "Question R1") || !strings.Contains(hs.screen(), "Which colour?") {
+		t.Fatalf("no question dialog:\n%s", hs.screen())
+	}
+	hs.press("enter") // empty answers are not sent
+	if n := len(hs.b.submitted()); n != 0 {
+		t.Fatalf("an empty answer was submitted")
+	}
+	hs.typeText("blue y n") // y and n are text here, not approval keys
+	hs.press("enter")
+	c := hs.lastCmd()
+	if c.Kind != core.CmdRequestRespond || c.Response != core.RespAnswer || c.Answer != "blue y n" {
+		t.Fatalf("submitted %+v, want an answer \"blue y n\"", c)
+	}
+}
+
+func TestDialogClosesWhenAnsweredElsewhere(t *testing.T) {
+	st := demoState(t)
+	hs := newHarness(t, st.Clone(), 120, 40)
+	hs.press("ctrl+o")
+	q := *st.Requests["R1"]
+	q.Status, q.Response = core.RequestResolved, core.RespDeny
+	hs.send(frameMsg{journal: []core.Event{{Seq: st.Seq + 1, Type: core.EvRequestUpdated, Thread: "t1",
+		Run: q.Run, Payload: core.Payload{Request: &q}}}})
+	scr := hs.screen()
+	if strings.Contains(scr, "Approval R1") {
+		t.Errorf("the dialog of a request answered elsewhere stayed open")
+	}
+	if strings.Contains(strings.SplitN(scr, "\n", 2)[0], "waiting for you") {
+		t.Errorf("the banner stayed after the last request was answered:\n%s", scr)
+	}
+	if !strings.Contains(scr, "denied") {
+		t.Errorf("the transcript does not show the answer:\n%s", scr)
+	}
+}
+
+func TestQuitConfirmsWhileRunsAreActive(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.press("ctrl+c")
+	if hs.quit || !strings.Contains(hs.screen(), "Quit nexus?") {
+		t.Fatalf("ctrl+c with an active run quit without asking:\n%s", hs.screen())
+	}
+	if !strings.Contains(hs.screen(), "stops it") {
+		t.Errorf("a host's quit dialog does not say that the host stops")
+	}
+	hs.press("n")
+	if hs.quit || strings.Contains(hs.screen(), "Quit nexus?") {
+		t.Fatalf("n did not cancel quitting")
+	}
+	hs.press("ctrl+c", "y")
+	if !hs.quit {
+		t.Fatalf("y in the quit dialog did not quit")
+	}
+
+	idle := newHarness(t, core.NewState(), 80, 24)
+	idle.press("q") // focus starts on the threads list when there are none
+	if !idle.quit {
+		t.Errorf("q with nothing running did not quit")
+	}
+}
+
+func TestQIsTextInTheComposer(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.typeText("quit?")
+	if hs.quit || len(hs.m.dialogs) > 0 {
+		t.Fatalf("typing q or ? in the composer acted as a key")
+	}
+	if hs.m.composer.value() != "quit?" {
+		t.Errorf("composer = %q", hs.m.composer.value())
+	}
+}
+
+func TestThreadsFilter(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.press("esc", "/")
+	hs.typeText("docs")
+	hs.press("enter")
+	scr := hs.screen()
+	if !strings.Contains(scr, "write docs") || strings.Contains(scr, "flaky test") {
+		t.Fatalf("filter \"docs\" does not show only the matching thread:\n%s", scr)
+	}
+	if hs.m.selected != "t2" {
+		t.Errorf("selected %q, want the one match t2", hs.m.selected)
+	}
+	hs.press("/", "esc")
+	if !strings.Contains(hs.screen(), "flaky test") {
+		t.Errorf("esc did not clear the filter")
+	}
+}
+
+func TestHelpListsEveryKey(t *testing.T) {
+	hs := newHarness(t, demoState(t), 200, 60)
+	hs.press("f1")
+	scr := hs.screen()
+	for _, g := range hs.m.keys.groups() {
+		for _, b := range g.bindings {
+			if !strings.Contains(scr, b.Help().Desc) {
+				t.Errorf("help does not list %q (%s)", b.Help().Key, b.Help().Desc)
+			}
+		}
+	}
+	hs.press("esc")
+	if len(hs.m.dialogs) != 0 {
+		t.Errorf("esc did not close help")
+	}
+}
+
+func TestResizeNeverOverflows(t *testing.T) {
+	sizes := [][2]int{{80, 24}, {200, 60}, {120, 40}, {40, 12}, {39, 11}, {20, 5}, {1, 1}}
+	hs := newHarness(t, demoState(t), 80, 24)
+	for _, open := range []string{"", "ctrl+o", "f1", "ctrl+n"} {
+		if open != "" {
+			hs.press(open)
+		}
+		for _, sz := range sizes {
+			hs.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+			hs.checkScreen(sz[0], sz[1])
+		}
+		hs.press("esc")
+	}
+	hs.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if !strings.Contains(hs.screen(), "fix the parser") {
+		t.Errorf("after resizing back to 80x24 the screen lost its content:\n%s", hs.screen())
+	}
+}
+
+func TestScrollShowsOnlyTheVisibleWindow(t *testing.T) {
+	j := newJournal(t)
+	j.thread("t1", "long", core.ThreadIdle, 200, sec)
+	for i := 1; i <= 200; i++ {
+		r := j.run("t1", i, core.RunCompleted, "message number "+itoa(i), int64(i)*sec, int64(i)*sec+sec/2)
+		j.node(r, 2, core.NodeAssistantMessage, core.NodeCompleted, "assistant", "reply number "+itoa(i))
+	}
+	hs := newHarness(t, j.st, 100, 30)
+	if scr := hs.screen(); !strings.Contains(scr, "reply number 200") || strings.Contains(scr, "reply number 1 ") {
+		t.Fatalf("the transcript does not follow the newest run:\n%s", scr)
+	}
+	hs.press("pgup", "pgup")
+	scr := hs.screen()
+	if strings.Contains(scr, "reply number 200") {
+		t.Errorf("pgup did not scroll up:\n%s", scr)
+	}
+	if !strings.Contains(scr, "more lines") {
+		t.Errorf("no hint that lines lie below:\n%s", scr)
+	}
+	hs.send(tea.MouseWheelMsg{X: 60, Y: 10, Button: tea.MouseWheelDown})
+	for range 20 {
+		hs.press("pgdown")
+	}
+	if !strings.Contains(hs.screen(), "reply number 200") {
+		t.Errorf("pgdown back to the end does not show the newest run")
+	}
+	hs.press("shift+tab", "g") // composer -> transcript; g goes to the top
+	if !strings.Contains(hs.screen(), "message number 1 ") {
+		t.Errorf("g did not go to the top:\n%s", hs.screen())
+	}
+}

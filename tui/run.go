@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/nexus-tui/nexus/themes"
+)
+
+// Run shows the full-screen UI on backend until the person quits or ctx
+// ends. It returns nil on a normal quit. The caller owns the backend:
+// Run neither stops a host nor closes a client.
+func Run(ctx context.Context, backend Backend, opts Options) error {
+	getenv := os.Getenv
+	if opts.IO.Env != nil {
+		getenv = envLookup(opts.IO.Env)
+	}
+	theme, err := themes.Resolve(opts.Theme, getenv)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	m := newModel(ctx, backend, opts, themes.NewStyles(theme))
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.IO.Input != nil {
+		popts = append(popts, tea.WithInput(opts.IO.Input))
+	}
+	if opts.IO.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.IO.Output))
+	}
+	if opts.IO.Env != nil {
+		popts = append(popts, tea.WithEnvironment(opts.IO.Env))
+	}
+	if opts.IO.Width > 0 && opts.IO.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.IO.Width, opts.IO.Height))
+	}
+	p := tea.NewProgram(m, popts...)
+
+	br := newBridge(backend, p.Send)
+	m.resync = br.requestResync
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		br.run(ctx)
+	}()
+
+	_, err = p.Run()
+	cancel()
+	wg.Wait()
+	if errors.Is(err, context.Canceled) || errors.Is(err, tea.ErrInterrupted) {
+		return nil // ended by a signal or the caller's context: not an error
+	}
+	return err
+}
+
+// envLookup is os.Getenv over an explicit environment.
+func envLookup(env []string) func(string) string {
+	return func(name string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
+				return v
+			}
+		}
+		return ""
+	}
+}

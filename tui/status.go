@@ -1,0 +1,119 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// flashDuration is how long a status-line message stays.
+const flashDuration = 6 * time.Second
+
+// clearFlashMsg removes a flash message unless a newer one replaced it.
+type clearFlashMsg struct{ id int }
+
+// setFlash shows a message in the status line for a while.
+func (m *Model) setFlash(text string, isErr bool) tea.Cmd {
+	m.flashID++
+	id := m.flashID
+	m.flash = flash{text: oneLine(text), isErr: isErr, id: id}
+	return tea.Tick(flashDuration, func(time.Time) tea.Msg { return clearFlashMsg{id: id} })
+}
+
+// bannerText is the top banner: a lost host first, else the oldest
+// request waiting for the person. "" hides the banner.
+func (m *Model) bannerText() string {
+	if m.conn != nil {
+		return "✗ lost the host: " + oneLine(m.conn.Error()) + " · reconnecting… (ctrl+c quits)"
+	}
+	if len(m.pending) == 0 {
+		return ""
+	}
+	q := m.pending[0]
+	where := q.Thread
+	if th := m.state.Threads[q.Thread]; th != nil {
+		where = threadTitle(th)
+	}
+	kind := "approval"
+	if q.Kind == "user_input" {
+		kind = "question"
+	}
+	more := ""
+	if n := len(m.pending) - 1; n > 0 {
+		more = " (+" + itoa(n) + " more)"
+	}
+	return "◆ waiting for you" + more + " · " + where + " · " + kind + ": " + oneLine(q.Prompt)
+}
+
+func (m *Model) renderBanner(w int) string {
+	text := m.bannerText()
+	if m.conn != nil {
+		return m.st.Banner.Render(fit(text, w))
+	}
+	hint := " " + m.keys.Answer.Help().Key + " to answer "
+	body := fit(" "+text, max(0, w-ansi.StringWidth(hint)))
+	return m.st.Banner.Render(body) + m.st.BannerKey.Render(fit(hint, w-ansi.StringWidth(body)))
+}
+
+// renderStatus is the bottom line: where the kernel runs, the state dir,
+// how many requests wait, then a flash message or key hints.
+func (m *Model) renderStatus(w int) string {
+	left := " " + orDefault(m.opts.HostLabel, "host")
+	if n := len(m.pending); n > 0 {
+		left += " · ◆ " + itoa(n) + " waiting"
+	}
+	if n := m.activeRuns(); n > 0 {
+		left += " · ● " + itoa(n) + " active"
+	}
+	left += " · " + m.opts.StateDir + " "
+	st := m.st.Status
+	var right string
+	if m.flash.text != "" {
+		right = " " + m.flash.text + " "
+		if m.flash.isErr {
+			st = m.st.Error
+		}
+	} else {
+		// The longest hint that leaves the left part whole, else the
+		// shortest one.
+		for _, h := range m.hints() {
+			right = " " + h + " "
+			if ansi.StringWidth(left)+ansi.StringWidth(right) <= w {
+				break
+			}
+		}
+	}
+	lw := ansi.StringWidth(left)
+	rw := ansi.StringWidth(right)
+	if lw+rw > w {
+		// Hints and messages matter more than the state dir's full path.
+		left = trunc(left, max(0, w-rw))
+		lw = ansi.StringWidth(left)
+	}
+	gap := max(0, w-lw-rw)
+	return m.st.Status.Render(left+strings.Repeat(" ", gap)) + st.Render(trunc(right, w-lw-gap))
+}
+
+// hints are the keys that matter most in the current focus, longest
+// first.
+func (m *Model) hints() []string {
+	switch {
+	case len(m.dialogs) > 0:
+		return []string{"esc close"}
+	case m.threads.filtering:
+		return []string{"enter keep filter · esc clear", "esc clear"}
+	case m.focus == focusComposer:
+		return []string{"enter send · tab panes · ctrl+n new · f1 help · ctrl+c quit",
+			"tab panes · f1 help · ctrl+c quit", "f1 help"}
+	}
+	return []string{"tab panes · / filter · ctrl+n new · ? help · q quit", "tab panes · ? help · q quit", "? help"}
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/nexus-tui/nexus/core"
+)
+
+// submitTimeout bounds one submit, so a wedged host shows up as an error
+// message instead of a command that never answers.
+const submitTimeout = 30 * time.Second
+
+// submitResultMsg is the outcome of a submit Cmd.
+type submitResultMsg struct {
+	cmd core.Command
+	rec *core.Receipt
+	err error
+	// text is the composer text to give back if the send failed.
+	text string
+}
+
+// newCommandID is the client command id: the idempotency receipt, so a
+// retried submit is answered from the journal and never runs twice.
+func newCommandID() string {
+	return core.NewID("c") + fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+}
+
+// submit returns a Cmd that submits cmd off the event loop. Everything it
+// needs is captured by value now; the model is never touched from it.
+func (m *Model) submit(cmd core.Command, restoreText string) tea.Cmd {
+	if cmd.ID == "" {
+		cmd.ID = newCommandID()
+	}
+	ctx, b := m.ctx, m.backend
+	return func() tea.Msg {
+		sctx, cancel := context.WithTimeout(ctx, submitTimeout)
+		defer cancel()
+		rec, err := b.Submit(sctx, cmd)
+		return submitResultMsg{cmd: cmd, rec: rec, err: err, text: restoreText}
+	}
+}
+
+// createThread returns a Cmd that resolves the workspace (file system
+// I/O, so not in Update) and submits thread.create.
+func (m *Model) createThread(p Profile, title, workspace string) tea.Cmd {
+	cmd := core.Command{ID: newCommandID(), Kind: core.CmdThreadCreate, NewThread: core.NewID("t"),
+		Provider: p.Name, Caps: p.Caps, Title: title}
+	ctx, b := m.ctx, m.backend
+	return func() tea.Msg {
+		ws, err := resolveWorkspace(workspace)
+		if err != nil {
+			return submitResultMsg{cmd: cmd, err: err}
+		}
+		cmd.Workspace = ws
+		sctx, cancel := context.WithTimeout(ctx, submitTimeout)
+		defer cancel()
+		rec, err := b.Submit(sctx, cmd)
+		return submitResultMsg{cmd: cmd, rec: rec, err: err}
+	}
+}
+
+// resolveWorkspace makes a workspace absolute and real, and checks that it
+// is a directory, as the command line's thread new does.
+func resolveWorkspace(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("cannot find the current directory: %w", err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("workspace %q: %w", dir, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("workspace %s is not a directory", abs)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
+}
+
+// submitted reacts to a submit's outcome: errors and rejections become a
+// status-line message (and a failed message goes back into the composer);
+// a new thread is selected and the composer focused.
+func (m *Model) submitted(r submitResultMsg) tea.Cmd {
+	what := describe(r.cmd)
+	if r.err != nil {
+		if r.text != "" {
+			m.composer.restore(r.text)
+			m.relayout()
+		}
+		var ie *core.InputError
+		if errors.As(r.err, &ie) {
+			return m.setFlash(what+" refused: "+ie.Msg, true)
+		}
+		return m.setFlash(what+" failed: "+r.err.Error(), true)
+	}
+	if r.rec != nil && r.rec.Reject != nil {
+		if r.text != "" {
+			m.composer.restore(r.text)
+			m.relayout()
+		}
+		return m.setFlash(fmt.Sprintf("%s refused (%s): %s", what, r.rec.Reject.Reason, r.rec.Reject.Detail), true)
+	}
+	switch r.cmd.Kind {
+	case core.CmdThreadCreate:
+		if r.rec != nil && r.rec.Thread != "" {
+			m.pendingSelect = r.rec.Thread
+			if m.state != nil && m.state.Threads[r.rec.Thread] != nil {
+				m.selectThread(r.rec.Thread)
+				m.pendingSelect = ""
+			}
+		}
+		m.setFocus(focusComposer)
+		return m.setFlash("thread created", false)
+	case core.CmdMessageSend:
+		if r.rec != nil && r.rec.Mode == core.ModeQueue {
+			return m.setFlash(fmt.Sprintf("queued as run %d", r.rec.Ordinal), false)
+		}
+	case core.CmdRequestRespond:
+		return m.setFlash(r.cmd.Request+" answered", false)
+	case core.CmdRunInterrupt:
+		return m.setFlash("interrupt requested", false)
+	}
+	return nil
+}
+
+// describe names a command for messages.
+func describe(c core.Command) string {
+	switch c.Kind {
+	case core.CmdThreadCreate:
+		return "creating the thread"
+	case core.CmdMessageSend:
+		return "sending"
+	case core.CmdRequestRespond:
+		return "answering " + c.Request
+	case core.CmdRunInterrupt:
+		return "interrupting"
+	}
+	return c.Kind
+}

@@ -1,0 +1,173 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/lipgloss/v2"
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/themes"
+)
+
+// threadsPane is the list of threads: two rows per thread (title, then
+// provider, status badge, run count), a `/` filter, and a scroll offset
+// that keeps the selection visible.
+type threadsPane struct {
+	filter    textinput.Model
+	filtering bool // the filter input has the keys
+	top       int  // first visible thread
+	width     int
+}
+
+// rowHeight is the number of screen rows per thread.
+const rowHeight = 2
+
+func newThreadsPane(st themes.Styles) threadsPane {
+	return threadsPane{filter: newInput(st, "filter")}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// visibleRows are the rows that pass the filter (title, provider or id,
+// case-insensitive).
+func (m *Model) visibleRows() []threadRow {
+	q := strings.ToLower(strings.TrimSpace(m.threads.filter.Value()))
+	if q == "" {
+		return m.rows
+	}
+	var out []threadRow
+	for _, r := range m.rows {
+		hay := strings.ToLower(r.th.Title + " " + r.th.Provider + " " + r.th.ID)
+		if strings.Contains(hay, q) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// moveSelection selects the thread delta rows away in the visible list.
+func (m *Model) moveSelection(delta int) {
+	rows := m.visibleRows()
+	if len(rows) == 0 {
+		return
+	}
+	i := indexOf(rows, m.selected)
+	if i < 0 {
+		i = 0
+	} else {
+		i = clamp(i+delta, 0, len(rows)-1)
+	}
+	m.selectThread(rows[i].th.ID)
+}
+
+func indexOf(rows []threadRow, id string) int {
+	for i, r := range rows {
+		if r.th.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// badge is the status label of a thread and its style.
+func (m *Model) badge(r threadRow) (string, lipgloss.Style) {
+	th := r.th
+	switch {
+	case r.pending > 0 || th.Status == core.ThreadWaiting:
+		return "◆ waiting for you", m.st.BadgeWaiting
+	case th.Status == core.ThreadRunning:
+		return "● running", m.st.BadgeRunning
+	case th.Status == core.ThreadFailed:
+		return "✗ failed", m.st.BadgeFailed
+	case th.Runs > 0:
+		return "✓ done", m.st.BadgeDone
+	}
+	return "○ new", m.st.BadgeIdle
+}
+
+// threadTitle is a thread's title, or its id when it has none.
+func threadTitle(th *core.Thread) string {
+	if t := oneLine(th.Title); t != "" {
+		return t
+	}
+	return th.ID
+}
+
+func (m *Model) renderThreads(r rect) []string {
+	rows := m.visibleRows()
+	inner := r.w - padW
+	bodyH := r.h - 2
+	var body []string
+	if m.threads.filtering || m.threads.filter.Value() != "" {
+		body = append(body, m.st.Muted.Render("/ ")+m.threads.filter.View())
+		bodyH--
+	}
+	if len(m.rows) == 0 {
+		body = append(body, wrapStyled("No threads yet. Press ctrl+n to start one.", inner, m.st.Muted)...)
+	} else if len(rows) == 0 {
+		body = append(body, m.st.Muted.Render("no thread matches"))
+	}
+	fitRows := max(1, bodyH/rowHeight)
+	sel := indexOf(rows, m.selected)
+	if sel >= 0 {
+		if sel < m.threads.top {
+			m.threads.top = sel
+		}
+		if sel >= m.threads.top+fitRows {
+			m.threads.top = sel - fitRows + 1
+		}
+	}
+	m.threads.top = clamp(m.threads.top, 0, max(0, len(rows)-fitRows))
+	for i := m.threads.top; i < len(rows) && i < m.threads.top+fitRows; i++ {
+		body = append(body, m.threadLines(rows[i], inner, i == sel)...)
+	}
+	title := "Threads"
+	if len(m.rows) > 0 {
+		title += " (" + itoa(len(m.rows)) + ")"
+	}
+	footer := ""
+	if hidden := len(rows) - (m.threads.top + fitRows); hidden > 0 {
+		footer = "↓ " + itoa(hidden) + " more"
+	}
+	return m.box(title, footer, m.focus == focusThreads, r.w, r.h, body)
+}
+
+// threadLines renders one thread as two rows.
+func (m *Model) threadLines(r threadRow, w int, selected bool) []string {
+	mark := " "
+	if m.unread(r.th.ID) {
+		mark = "•"
+	}
+	label, bst := m.badge(r)
+	runs := itoa(r.th.Runs) + " run"
+	if r.th.Runs != 1 {
+		runs += "s"
+	}
+	rest := ""
+	if r.queued > 0 {
+		rest += " · +" + itoa(r.queued) + " queued"
+	}
+	rest += " · " + runs + " · " + oneLine(r.th.Provider)
+	if selected {
+		st := m.st.SelectedBlur
+		if m.focus == focusThreads {
+			st = m.st.Selected
+		}
+		line1 := "›" + mark + " " + threadTitle(r.th)
+		line2 := "   " + label + rest
+		return []string{st.Render(fit(line1, w)), st.Render(fit(line2, w))}
+	}
+	first := " " + m.st.Unread.Render(mark) + " " + m.st.Text.Render(trunc(threadTitle(r.th), w-3))
+	second := "   " + bst.Render(label) + m.st.Muted.Render(rest)
+	return []string{first, second}
+}
+
+// wrapStyled wraps text to width and styles each line.
+func wrapStyled(text string, width int, st lipgloss.Style) []string {
+	lines := wrap(text, width)
+	for i, l := range lines {
+		lines[i] = st.Render(l)
+	}
+	return lines
+}

@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// todoPlan is the todo list the todos pane shows: that of the selected
+// thread's active run, else of its latest run that has one.
+func (m *Model) todoPlan() (*core.Run, *core.Plan) {
+	th := m.selectedThread()
+	if th == nil {
+		return nil, nil
+	}
+	if r := m.state.ActiveRun(th.ID); r != nil {
+		if p := m.state.Plans[core.PlanID(r.ID)]; p != nil {
+			return r, p
+		}
+	}
+	runs := m.state.RunsOf(th.ID)
+	for i := len(runs) - 1; i >= 0; i-- {
+		if p := m.state.Plans[core.PlanID(runs[i].ID)]; p != nil {
+			return runs[i], p
+		}
+	}
+	return nil, nil
+}
+
+// todoCount is the number of items in the shown todo list.
+func (m *Model) todoCount() int {
+	if m.state == nil {
+		return 0
+	}
+	_, p := m.todoPlan()
+	if p == nil {
+		return 0
+	}
+	return len(p.Items)
+}
+
+func (m *Model) renderTodos(r rect) []string {
+	inner := r.w - padW
+	if m.state == nil {
+		return m.box("Todos", "", false, r.w, r.h, nil)
+	}
+	run, p := m.todoPlan()
+	if p == nil {
+		return m.box("Todos", "", false, r.w, r.h, []string{m.st.Muted.Render(trunc("no todo list", inner))})
+	}
+	done := 0
+	var body []string
+	for _, it := range p.Items {
+		glyph, st := "○ ", m.st.TodoPending
+		switch it.Status {
+		case "completed":
+			glyph, st = "✓ ", m.st.TodoDone
+			done++
+		case "in_progress":
+			glyph, st = "▸ ", m.st.TodoActive
+		}
+		body = append(body, st.Render(trunc(glyph+oneLine(it.Text), inner)))
+	}
+	title := fmt.Sprintf("Todos %d/%d · run %d", done, len(p.Items), run.Ordinal)
+	footer := ""
+	if hidden := len(body) - (r.h - 2); hidden > 0 {
+		// Keep the item in progress visible: show the window around it.
+		start := 0
+		for i, it := range p.Items {
+			if it.Status == "in_progress" {
+				start = clamp(i-1, 0, hidden)
+				break
+			}
+			if it.Status == "completed" {
+				start = clamp(i, 0, hidden)
+			}
+		}
+		body = body[start:]
+		footer = fmt.Sprintf("%d more", hidden)
+	}
+	return m.box(title, footer, false, r.w, r.h, body)
+}

@@ -1,0 +1,292 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/nexus-tui/nexus/core"
+)
+
+// wheelLines is how far one mouse wheel notch scrolls the transcript.
+const wheelLines = 3
+
+// handleKey routes a key press: the top dialog first, then keys that work
+// everywhere, then the focused pane.
+func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	if len(m.dialogs) > 0 {
+		if _, confirming := m.dialogs[len(m.dialogs)-1].(*confirmDialog); !confirming && key.Matches(k, m.keys.Quit) {
+			return m.quit()
+		}
+		return m.dialogKey(k)
+	}
+	if m.threads.filtering {
+		return m.filterKey(k)
+	}
+	if cmd, ok := m.globalKey(k); ok {
+		return cmd
+	}
+	switch m.focus {
+	case focusComposer:
+		return m.composerKey(k)
+	case focusThreads:
+		return m.threadsKey(k)
+	case focusMain:
+		return m.mainKey(k)
+	}
+	return nil
+}
+
+// globalKey handles the keys that work in every pane.
+func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	switch {
+	case key.Matches(k, m.keys.Quit):
+		return m.quit(), true
+	case key.Matches(k, m.keys.Help):
+		m.pushDialog(&helpDialog{keys: m.keys})
+	case key.Matches(k, m.keys.NewThread):
+		if m.state == nil {
+			return m.setFlash("not connected to the host yet", true), true
+		}
+		m.pushDialog(newNewThreadDialog(m.st, m.opts.Profiles, m.opts.Workspace))
+	case key.Matches(k, m.keys.Answer):
+		return m.openRequest(), true
+	case key.Matches(k, m.keys.FocusNext):
+		m.setFocus((m.focus + 1) % focusCount)
+	case key.Matches(k, m.keys.FocusPrev):
+		m.setFocus((m.focus + focusCount - 1) % focusCount)
+	case key.Matches(k, m.keys.PageUp):
+		_, h := m.mainSize()
+		m.scroll(-max(1, h-1))
+	case key.Matches(k, m.keys.PageDown):
+		_, h := m.mainSize()
+		m.scroll(max(1, h-1))
+	case key.Matches(k, m.keys.NextThread):
+		m.moveSelection(1)
+	case key.Matches(k, m.keys.PrevThread):
+		m.moveSelection(-1)
+	case key.Matches(k, m.keys.Interrupt):
+		return m.interrupt(), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// composerKey handles keys while typing.
+func (m *Model) composerKey(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Send):
+		return m.send(core.ModeAuto)
+	case key.Matches(k, m.keys.Queue):
+		return m.send(core.ModeQueue)
+	case key.Matches(k, m.keys.Restart):
+		return m.send(core.ModeRestart)
+	case key.Matches(k, m.keys.Leave):
+		m.setFocus(focusThreads)
+		return nil
+	case key.Matches(k, m.keys.HistoryPrev) && (m.composer.empty() || m.composer.browsing()):
+		m.composer.historyStep(-1)
+		m.relayout()
+		return nil
+	case key.Matches(k, m.keys.HistoryNext) && m.composer.browsing():
+		m.composer.historyStep(1)
+		m.relayout()
+		return nil
+	}
+	cmd := m.composer.update(k)
+	m.relayout()
+	return cmd
+}
+
+// threadsKey handles the threads list when it has the focus.
+func (m *Model) threadsKey(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Up):
+		m.moveSelection(-1)
+	case key.Matches(k, m.keys.Down):
+		m.moveSelection(1)
+	case key.Matches(k, m.keys.Top):
+		m.moveSelection(-len(m.rows))
+	case key.Matches(k, m.keys.Bottom):
+		m.moveSelection(len(m.rows))
+	case key.Matches(k, m.keys.Filter):
+		m.threads.filtering = true
+		m.threads.filter.Focus()
+		m.relayout()
+	case key.Matches(k, m.keys.Open):
+		m.setFocus(focusComposer)
+	case key.Matches(k, m.keys.QuitIdle):
+		return m.quit()
+	case key.Matches(k, m.keys.HelpIdle):
+		m.pushDialog(&helpDialog{keys: m.keys})
+	}
+	return nil
+}
+
+// mainKey handles the transcript when it has the focus.
+func (m *Model) mainKey(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Up):
+		m.scroll(-1)
+	case key.Matches(k, m.keys.Down):
+		m.scroll(1)
+	case key.Matches(k, m.keys.Top):
+		m.scrollToTop()
+	case key.Matches(k, m.keys.Bottom):
+		m.scrollToBottom()
+	case key.Matches(k, m.keys.Filter):
+		m.setFocus(focusThreads)
+		return m.threadsKey(k)
+	case key.Matches(k, m.keys.Open):
+		m.setFocus(focusComposer)
+	case key.Matches(k, m.keys.QuitIdle):
+		return m.quit()
+	case key.Matches(k, m.keys.HelpIdle):
+		m.pushDialog(&helpDialog{keys: m.keys})
+	}
+	return nil
+}
+
+// filterKey edits the thread filter; enter keeps it, esc clears it.
+func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Quit):
+		return m.quit()
+	case key.Matches(k, m.keys.Confirm):
+		m.threads.filtering = false
+		m.threads.filter.Blur()
+	case key.Matches(k, m.keys.CancelDialog):
+		m.threads.filtering = false
+		m.threads.filter.Blur()
+		m.threads.filter.SetValue("")
+	default:
+		var cmd tea.Cmd
+		m.threads.filter, cmd = m.threads.filter.Update(k)
+		if rows := m.visibleRows(); len(rows) > 0 && indexOf(rows, m.selected) < 0 {
+			m.selectThread(rows[0].th.ID)
+		}
+		m.relayout()
+		return cmd
+	}
+	m.relayout()
+	return nil
+}
+
+// handlePaste sends pasted text to whatever is typing.
+func (m *Model) handlePaste(p tea.PasteMsg) tea.Cmd {
+	switch {
+	case len(m.dialogs) > 0:
+		return m.dialogKey(p)
+	case m.threads.filtering:
+		var cmd tea.Cmd
+		m.threads.filter, cmd = m.threads.filter.Update(p)
+		return cmd
+	}
+	m.setFocus(focusComposer)
+	cmd := m.composer.update(p)
+	m.relayout()
+	return cmd
+}
+
+// send submits the composer's text to the selected thread.
+func (m *Model) send(mode string) tea.Cmd {
+	th := m.selectedThread()
+	if strings.TrimSpace(m.composer.value()) == "" {
+		return nil
+	}
+	if th == nil {
+		return m.setFlash("no thread selected: ctrl+n starts one", true)
+	}
+	text := m.composer.take()
+	m.relayout()
+	m.scrollToBottom()
+	return m.submit(core.Command{Kind: core.CmdMessageSend, Thread: th.ID, Text: text, Mode: mode}, text)
+}
+
+// interrupt asks the selected thread's active run to stop.
+func (m *Model) interrupt() tea.Cmd {
+	th := m.selectedThread()
+	if th == nil || m.state.ActiveRun(th.ID) == nil {
+		return m.setFlash("nothing to interrupt in this thread", false)
+	}
+	return m.submit(core.Command{Kind: core.CmdRunInterrupt, Thread: th.ID}, "")
+}
+
+// openRequest selects the thread of the oldest waiting request and opens
+// its dialog.
+func (m *Model) openRequest() tea.Cmd {
+	if len(m.pending) == 0 {
+		return m.setFlash("nothing is waiting for you", false)
+	}
+	q := m.pending[0]
+	m.selectThread(q.Thread)
+	title, run := q.Thread, 0
+	if th := m.state.Threads[q.Thread]; th != nil {
+		title = threadTitle(th)
+	}
+	if r := m.state.Runs[q.Run]; r != nil {
+		run = r.Ordinal
+	}
+	m.pushDialog(newRequestDialog(m.st, q, title, run))
+	return nil
+}
+
+// quit leaves, after asking when runs are active.
+func (m *Model) quit() tea.Cmd {
+	n := m.activeRuns()
+	if n == 0 {
+		return tea.Quit
+	}
+	text := itoa(n) + " run(s) active. They keep running in the host after this client quits."
+	if m.opts.Host {
+		text = itoa(n) + " run(s) active. This TUI is the host: quitting stops it, and the runs are interrupted (`nexus resume` continues them later). Run `nexus serve` to keep agents alive without a UI."
+	}
+	m.pushDialog(&confirmDialog{title: "Quit nexus?", text: text})
+	return nil
+}
+
+// handleWheel scrolls the pane under the mouse.
+func (m *Model) handleWheel(w tea.MouseWheelMsg) {
+	mo := w.Mouse()
+	delta := 0
+	switch mo.Button {
+	case tea.MouseWheelUp:
+		delta = -1
+	case tea.MouseWheelDown:
+		delta = 1
+	default:
+		return
+	}
+	if m.lay.threads.contains(mo.X, mo.Y) {
+		m.moveSelection(delta)
+		return
+	}
+	m.scroll(delta * wheelLines)
+}
+
+// handleClick focuses the pane under the mouse; a click on a thread
+// selects it.
+func (m *Model) handleClick(c tea.MouseClickMsg) {
+	mo := c.Mouse()
+	if len(m.dialogs) > 0 || mo.Button != tea.MouseLeft {
+		return
+	}
+	switch {
+	case m.lay.threads.contains(mo.X, mo.Y):
+		m.setFocus(focusThreads)
+		row := mo.Y - m.lay.threads.y - 1
+		if m.threads.filtering || m.threads.filter.Value() != "" {
+			row--
+		}
+		if rows := m.visibleRows(); row >= 0 {
+			if i := m.threads.top + row/rowHeight; i < len(rows) {
+				m.selectThread(rows[i].th.ID)
+			}
+		}
+	case m.lay.main.contains(mo.X, mo.Y):
+		m.setFocus(focusMain)
+	case m.lay.composer.contains(mo.X, mo.Y):
+		m.setFocus(focusComposer)
+	}
+}

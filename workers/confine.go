@@ -1,0 +1,122 @@
+package workers
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// workspace confines every path of a worker to one directory tree.
+//
+// Invariant: root is absolute, clean and free of symlinks; fsys is an
+// os.Root opened on it. resolve turns a request path into a path relative
+// to root that has no symlink components, and every file operation then
+// goes through fsys, which refuses any escape the check might have missed
+// (a symlink swapped in between check and use).
+type workspace struct {
+	root  string // canonical: EvalSymlinks of the given directory
+	given string // as given (cleaned, absolute), for absolute request paths
+	fsys  *os.Root
+}
+
+func openWorkspace(dir string) (*workspace, error) {
+	if dir == "" {
+		return nil, fmt.Errorf("%w: the worker needs --workspace DIR", ErrUsage)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workers: workspace %q: %w", dir, err)
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workers: workspace %q: %w", dir, err)
+	}
+	st, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("workers: workspace %q: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("workers: workspace %q is not a directory", dir)
+	}
+	fsys, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("workers: workspace %q: %w", dir, err)
+	}
+	return &workspace{root: root, given: abs, fsys: fsys}, nil
+}
+
+func (w *workspace) close() error { return w.fsys.Close() }
+
+// within reports whether p is dir or below it; both are clean and absolute.
+func within(dir, p string) bool {
+	if dir == "/" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// resolve confines p (relative to the workspace, or absolute inside it)
+// and returns it relative to the canonical root, with symlinks resolved.
+// Refusals (status refused) say what was refused and why; other errors
+// (status error) are ordinary failures such as a file in the middle of a
+// path.
+func (w *workspace) resolve(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("path is empty")
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", refusef("refused path %q: it contains a NUL byte", p)
+	}
+	var abs string
+	if filepath.IsAbs(p) {
+		abs = filepath.Clean(p)
+		switch {
+		case within(w.root, abs):
+		case within(w.given, abs):
+			rel, _ := filepath.Rel(w.given, abs)
+			abs = filepath.Join(w.root, rel)
+		default:
+			return "", refusef("refused path %q: absolute path outside the workspace %s", p, w.root)
+		}
+	} else {
+		abs = filepath.Join(w.root, p)
+		if !within(w.root, abs) {
+			return "", refusef("refused path %q: it leaves the workspace through \"..\"", p)
+		}
+	}
+	// Resolve symlinks on the longest prefix that exists; the rest does
+	// not exist yet (a new file or directory) and so holds no symlink.
+	existing, rest := abs, ""
+	for existing != w.root {
+		_, err := os.Lstat(existing)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("path %q: %w", p, err)
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = filepath.Dir(existing)
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", refusef("refused path %q: it goes through a symlink whose target does not exist", p)
+		}
+		return "", fmt.Errorf("path %q: %w", p, err)
+	}
+	if !within(w.root, real) {
+		return "", refusef("refused path %q: a symlink on it leads outside the workspace (to %s)", p, real)
+	}
+	rel, err := filepath.Rel(w.root, filepath.Join(real, rest))
+	if err != nil {
+		return "", fmt.Errorf("path %q: %w", p, err)
+	}
+	return rel, nil
+}
+
+// display is how results name a workspace-relative path.
+func display(rel string) string { return filepath.ToSlash(rel) }
