@@ -45,12 +45,18 @@ type attemptView struct {
 }
 
 type nodeView struct {
-	ID     string `json:"id"`
-	Parent string `json:"parent,omitempty"`
-	Kind   string `json:"kind"`
-	Status string `json:"status"`
-	Title  string `json:"title,omitempty"`
-	Text   string `json:"text,omitempty"`
+	ID        string  `json:"id"`
+	Parent    string  `json:"parent,omitempty"`
+	Kind      string  `json:"kind"`
+	Status    string  `json:"status"`
+	Title     string  `json:"title,omitempty"`
+	Text      string  `json:"text,omitempty"`
+	Action    string  `json:"action,omitempty"`
+	ExitCode  int     `json:"exitCode,omitempty"`
+	Blake3    string  `json:"blake3,omitempty"`
+	TokensIn  int     `json:"tokensIn,omitempty"`
+	TokensOut int     `json:"tokensOut,omitempty"`
+	CostUSD   float64 `json:"costUsd,omitempty"`
 }
 
 type requestView struct {
@@ -82,7 +88,8 @@ func viewThread(st *core.State, th *core.Thread) threadView {
 		for _, a := range st.AttemptsOf(r.ID) {
 			av := attemptView{N: a.N, Reason: a.Reason, Status: a.Status, Nodes: []nodeView{}}
 			for _, n := range st.NodesOf(a.ID) {
-				nv := nodeView{ID: n.ID, Parent: n.Parent, Kind: n.Kind, Status: n.Status, Title: n.Title, Text: n.Text}
+				nv := nodeView{ID: n.ID, Parent: n.Parent, Kind: n.Kind, Status: n.Status, Title: n.Title, Text: n.Text,
+					Action: n.Action, ExitCode: n.Exit, Blake3: n.Hash, TokensIn: n.TokensIn, TokensOut: n.TokensOut, CostUSD: n.CostUSD}
 				av.Nodes = append(av.Nodes, nv)
 				rv.Nodes = append(rv.Nodes, nv)
 			}

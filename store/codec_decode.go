@@ -74,6 +74,16 @@ func decThread(r *reader) *core.Thread {
 			v.QueueHeld = r.bool()
 		case "bu":
 			v.BudgetUSD = r.float()
+		case "al":
+			v.Allow = r.strs()
+		case "mt":
+			v.MaxTokens = int(r.int())
+		case "tin":
+			v.TokensIn = int(r.int())
+		case "tou":
+			v.TokensOut = int(r.int())
+		case "co":
+			v.CostUSD = r.float()
 		case "ar":
 			v.Archived = r.bool()
 		case "ct":
@@ -197,6 +207,20 @@ func decNode(r *reader) *core.Node {
 			v.Key = r.str()
 		case "sa":
 			v.StartedAt = r.int()
+		case "tin":
+			v.TokensIn = int(r.int())
+		case "tou":
+			v.TokensOut = int(r.int())
+		case "co":
+			v.CostUSD = r.float()
+		case "dm":
+			v.DurationMS = r.int()
+		case "ac":
+			v.Action = r.str()
+		case "ex":
+			v.Exit = int(r.int())
+		case "h":
+			v.Hash = r.str()
 		case "ea":
 			v.EndedAt = r.int()
 		default:
@@ -232,6 +256,8 @@ func decRequest(r *reader) *core.Request {
 			v.Prompt = r.str()
 		case "ky":
 			v.Key = r.str()
+		case "ac":
+			v.Action = r.str()
 		case "rs":
 			v.Response = r.str()
 		case "an":

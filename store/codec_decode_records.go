@@ -207,6 +207,16 @@ func decEffect(r *reader) *core.EffectRecord {
 			v.Status = r.str()
 		case "rs":
 			v.Result = r.str()
+		case "no":
+			v.Node = r.str()
+		case "tg":
+			v.Target = r.str()
+		case "h":
+			v.Hash = r.str()
+		case "ph":
+			v.PreHash = r.str()
+		case "ex":
+			v.Exit = int(r.int())
 		default:
 			r.skip()
 		}

@@ -258,6 +258,10 @@ func finalText(instr string, steps []step, results []string, summarize bool, unk
 	}
 	for i, st := range steps {
 		res := results[i]
+		if strings.HasPrefix(res, "refused: ") || strings.HasPrefix(res, "error: ") || strings.HasPrefix(res, "denied ") {
+			fmt.Fprintf(&b, "%s was not done: %s\n", st.label, firstLine(res))
+			continue
+		}
 		switch st.call.Name {
 		case "read_file":
 			if summarize {

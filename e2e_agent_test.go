@@ -1,0 +1,156 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeWS writes files into the env's workspace.
+func (e *env) writeWS(files map[string]string) {
+	e.t.Helper()
+	for name, body := range files {
+		p := filepath.Join(e.ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			e.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+func (e *env) readWS(name string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(e.ws, name))
+	return string(b), err == nil
+}
+
+const demoReadme = "# Nexus Demo\n\nA small project.\n\n## Install\n\nRun make.\n"
+
+// threadOf extracts the thread id from `nexus run`'s first line.
+func threadOf(t *testing.T, out string) string {
+	t.Helper()
+	first, _, _ := strings.Cut(out, "\n")
+	f := strings.Fields(first)
+	if len(f) < 2 || f[0] != "Thread" {
+		t.Fatalf("run did not print its thread first: %q", out)
+	}
+	return f[1]
+}
+
+func TestE2ERunSummary(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.writeWS(map[string]string{"README.md": demoReadme})
+	out := e.must("run", "read README.md and write a summary to SUMMARY.md", "--yes")
+	for _, want := range []string{"[LLM] sim -> ", "Plan: [read_file(README.md), write_file(SUMMARY.md)]",
+		"Step 1/2: read_file README.md [CKPT]", "Step 2/2: write_file SUMMARY.md [CKPT]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress lacks %q:\n%s", want, out)
+		}
+	}
+	sum, ok := e.readWS("SUMMARY.md")
+	if !ok || !strings.Contains(sum, "Title: Nexus Demo") || !strings.Contains(sum, "Size: 54 bytes") {
+		t.Fatalf("SUMMARY.md = %q", sum)
+	}
+	v := e.show(threadOf(t, out))
+	llm := 0
+	for _, n := range v.Runs[0].Nodes {
+		if n.Kind == "llm_call" {
+			llm++
+		}
+	}
+	if llm != 3 {
+		t.Fatalf("%d model calls journaled, want 3 (plan, after the read, after the write)", llm)
+	}
+}
+
+// TestE2ERunApprovals: without --yes the write waits for approval; allow
+// writes the file, deny completes without it and says so.
+func TestE2ERunApprovals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.writeWS(map[string]string{"README.md": demoReadme})
+	r := e.run("run", "read README.md and write a summary to SUMMARY.md")
+	id := requestIDRE.FindString(r.out)
+	if r.code != 3 || id == "" {
+		t.Fatalf("run without --yes: exit %d, out %q", r.code, r.out)
+	}
+	if _, ok := e.readWS("SUMMARY.md"); ok {
+		t.Fatal("SUMMARY.md written before the approval")
+	}
+	e.must("respond", id, "--allow")
+	th := threadOf(t, r.out)
+	eventually(t, "run completed", func() bool { return e.show(th).Runs[0].Status == "completed" })
+	if sum, ok := e.readWS("SUMMARY.md"); !ok || !strings.Contains(sum, "Nexus Demo") {
+		t.Fatalf("after allow SUMMARY.md = %q", sum)
+	}
+	r = e.run("run", "write hello to notes.txt")
+	id = requestIDRE.FindString(r.out)
+	if r.code != 3 || id == "" {
+		t.Fatalf("second run: exit %d out %q", r.code, r.out)
+	}
+	e.must("respond", id, "--deny")
+	th = threadOf(t, r.out)
+	eventually(t, "run completed", func() bool { return e.show(th).Runs[0].Status == "completed" })
+	if _, ok := e.readWS("notes.txt"); ok {
+		t.Fatal("notes.txt written although the write was denied")
+	}
+	if reply := e.show(th).Runs[0].Reply; !strings.Contains(reply, "denied") {
+		t.Fatalf("reply does not say the write was denied: %q", reply)
+	}
+}
+
+func TestE2ERunCommandFailure(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.run("run", "run `echo hi; exit 3`", "--yes")
+	if r.code != 1 || !strings.Contains(r.err, "exited with code 3") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.err)
+	}
+	v := e.show(threadOf(t, r.out))
+	var step *nodeView
+	for i, n := range v.Runs[0].Nodes {
+		if n.Kind == "worker_step" {
+			step = &v.Runs[0].Nodes[i]
+		}
+	}
+	if step == nil || step.ExitCode != 3 || !strings.Contains(step.Text, "hi") || step.Status != "failed" {
+		t.Fatalf("step node %+v", step)
+	}
+	if v.Runs[0].Status != "failed" || !strings.Contains(v.Runs[0].Reply, "exit code 3") {
+		t.Fatalf("run %s, reply %q", v.Runs[0].Status, v.Runs[0].Reply)
+	}
+}
+
+// TestE2ERunRefusesEscapes: paths outside the workspace are refused by the
+// worker; the refusal is journaled and shown.
+func TestE2ERunRefusesEscapes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	outside := filepath.Join(filepath.Dir(e.ws), "secret.txt")
+	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(e.ws, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"../secret.txt", outside, "link.txt"} {
+		r := e.run("run", "read "+target, "--yes")
+		if r.code != 1 {
+			t.Errorf("read %s: exit %d, want 1; out %q", target, r.code, r.out)
+			continue
+		}
+		v := e.show(threadOf(t, r.out))
+		found := false
+		for _, n := range v.Runs[0].Nodes {
+			if n.Kind == "worker_step" && n.Status == "failed" && strings.Contains(n.Text, "refused") {
+				found = true
+			}
+		}
+		if !found || strings.Contains(v.Runs[0].Reply, "secret\n") || !strings.Contains(v.Runs[0].Reply, "refused") {
+			t.Errorf("read %s: refusal not journaled and shown: %+v", target, v.Runs[0])
+		}
+	}
+}
