@@ -179,3 +179,18 @@ func TestTUIClientQuitLeavesHostRunning(t *testing.T) {
 		return len(v.Runs) == 1 && v.Runs[0].Status == "completed"
 	})
 }
+
+// TestTUIRefusesBadThemeAndNoTerminal checks the UI's edge: an unknown
+// --theme is a usage error naming the themes, and without a terminal the
+// UI says to use the subcommands instead of hanging.
+func TestTUIRefusesBadThemeAndNoTerminal(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("--theme", "solarized")
+	if r.code != exitUsage || !strings.Contains(r.err, "unknown theme") || !strings.Contains(r.err, "high-contrast") {
+		t.Errorf("--theme solarized: exit %d, stderr %q; want exit 2 naming the themes", r.code, r.err)
+	}
+	r = e.run("tui")
+	if r.code != exitUsage || !strings.Contains(r.err, "needs a terminal") {
+		t.Errorf("tui without a terminal: exit %d, stderr %q; want exit 2 and a hint", r.code, r.err)
+	}
+}

@@ -96,4 +96,11 @@
 //     characters before it is drawn.
 //   - The cursor does not blink, and there is no spinner: an idle screen
 //     writes nothing to the terminal.
+//   - The mouse is captured (cell motion) so the wheel scrolls the pane
+//     under it and a click focuses a pane or selects a thread; most
+//     terminals still select text with shift held.
+//   - The todos pane shows the active run's list, else the latest run's
+//     that has one; its title names the run.
+//   - Resume of crash-interrupted runs is not bound to a key yet: the
+//     transcript says `nexus resume` continues them.
 package tui

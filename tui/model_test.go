@@ -322,3 +322,58 @@ func TestScrollShowsOnlyTheVisibleWindow(t *testing.T) {
 		t.Errorf("g did not go to the top:\n%s", hs.screen())
 	}
 }
+
+func TestPasteLargeTextIntoComposer(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	var b strings.Builder
+	for i := range 2000 {
+		b.WriteString("pasted line " + itoa(i) + "\n")
+	}
+	text := strings.TrimSuffix(b.String(), "\n")
+	hs.send(tea.PasteMsg{Content: text})
+	if got := hs.m.composer.value(); got != text {
+		t.Fatalf("the composer holds %d bytes of a %d-byte paste", len(got), len(text))
+	}
+	hs.checkScreen(120, 40) // the input grows to its cap, not past the screen
+	hs.press("enter")
+	if c := hs.lastCmd(); c.Text != text {
+		t.Errorf("sent %d bytes, want the whole %d-byte paste", len(c.Text), len(text))
+	}
+}
+
+func TestUnreadMarker(t *testing.T) {
+	st := demoState(t)
+	hs := newHarness(t, st.Clone(), 120, 40)
+	if strings.Contains(hs.screen(), "•") {
+		t.Fatalf("threads are unread right after start:\n%s", hs.screen())
+	}
+	t2 := *st.Threads["t2"]
+	t2.Title = "write docs v2"
+	hs.send(frameMsg{journal: []core.Event{{Seq: st.Seq + 1, Type: core.EvThreadUpdated, Thread: "t2",
+		Payload: core.Payload{Thread: &t2}}}})
+	if !strings.Contains(hs.screen(), "• write docs v2") {
+		t.Fatalf("a thread that changed while another was shown has no unread marker:\n%s", hs.screen())
+	}
+	hs.press("alt+down")
+	if hs.m.selected != "t2" || strings.Contains(hs.screen(), "•") {
+		t.Errorf("showing the thread did not clear its unread marker:\n%s", hs.screen())
+	}
+}
+
+func TestMouseClickSelectsThreadAndFocusesPanes(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	// Row layout: banner (y=0), threads box top border (y=1), then two
+	// rows per thread from y=2: t1 at 2-3, t2 at 4-5, t3 at 6-7.
+	hs.send(tea.MouseClickMsg{X: 5, Y: 6, Button: tea.MouseLeft})
+	if hs.m.selected != "t3" || hs.m.focus != focusThreads {
+		t.Errorf("click on the third thread: selected %q focus %d, want t3 and the threads pane", hs.m.selected, hs.m.focus)
+	}
+	hs.send(tea.MouseClickMsg{X: 80, Y: 10, Button: tea.MouseLeft})
+	if hs.m.focus != focusMain {
+		t.Errorf("click on the transcript: focus %d, want the transcript", hs.m.focus)
+	}
+	hs.send(tea.MouseClickMsg{X: 10, Y: 37, Button: tea.MouseLeft})
+	if hs.m.focus != focusComposer {
+		t.Errorf("click on the composer: focus %d, want the composer", hs.m.focus)
+	}
+}

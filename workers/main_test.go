@@ -119,6 +119,9 @@ func mustExec(t testing.TB, p *Pool, st Step, onCP func(Checkpoint)) Result {
 // container nothing may reap them.
 func groupMembers(t testing.TB, pgid int) []string {
 	t.Helper()
+	if pgid <= 0 {
+		t.Fatalf("no process group to look for (pgid %d): the step never reported one", pgid)
+	}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var out []string
 	for _, f := range stats {

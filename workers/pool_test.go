@@ -31,7 +31,7 @@ func TestPoolReusesWarmWorkerAndRestartsDeadOne(t *testing.T) {
 		t.Fatalf("second step ran on worker %d, not the warm %d", again, first)
 	}
 	var pgid int
-	res := mustExec(t, p, Step{N: 3, Action: ActionRunCommand, Args: Args{Command: "echo start; kill -9 $PPID; sleep 30"}},
+	res := mustExec(t, p, Step{N: 3, Action: ActionRunCommand, Args: Args{Command: "echo start; sleep 0.2; kill -9 $PPID; sleep 30"}},
 		func(c Checkpoint) {
 			if c.Artifacts.PGID > 0 {
 				pgid = c.Artifacts.PGID
