@@ -31,7 +31,7 @@ func (p *progress) event(st *core.State, ev *core.Event) {
 	switch {
 	case pl.Node != nil && pl.Node.Kind == core.NodeLLMCall && pl.Node.Status == core.NodeCompleted:
 		n := pl.Node
-		fmt.Fprintf(p.w, "[LLM] %s -> %d in, %d out, $%.2f, %d ms\n", n.Title, n.TokensIn, n.TokensOut, n.CostUSD, n.DurationMS)
+		fmt.Fprintf(p.w, "[LLM] %s -> %d in, %d out, %s, %d ms\n", n.Title, n.TokensIn, n.TokensOut, dollars(n.CostUSD), n.DurationMS)
 	case pl.Plan != nil:
 		var names []string
 		for _, it := range pl.Plan.Items {
@@ -67,4 +67,13 @@ func firstLineOf(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// dollars prints a cost with cents, or with more digits when it is below a
+// cent but not nothing.
+func dollars(usd float64) string {
+	if usd > 0 && usd < 0.01 {
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	return fmt.Sprintf("$%.2f", usd)
 }
