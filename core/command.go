@@ -77,8 +77,8 @@ type Command struct {
 	MaxTokens int          `json:"maxTokens,omitempty"`
 	// Allow is the new thread's policy: action kinds (write, command) the
 	// agent runs without asking (--yes allows both).
-	Allow []string `json:"allow,omitempty"`
-	Source    string       `json:"source,omitempty"` // fork: run, node, provider_thread
+	Allow  []string `json:"allow,omitempty"`
+	Source string   `json:"source,omitempty"` // fork: run, node, provider_thread
 }
 
 // InputError is an input that cannot form a valid command. It is refused at
