@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -152,5 +153,85 @@ func TestE2ERunRefusesEscapes(t *testing.T) {
 		if !found || strings.Contains(v.Runs[0].Reply, "secret\n") || !strings.Contains(v.Runs[0].Reply, "refused") {
 			t.Errorf("read %s: refusal not journaled and shown: %+v", target, v.Runs[0])
 		}
+	}
+}
+
+// TestE2EAllowAlways: "allow always" on one write lets the next write of
+// the same thread run without asking.
+func TestE2EAllowAlways(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	th := e.must("thread", "new")
+	r := e.run("send", th, "write a to x.txt and write b to y.txt")
+	id := requestIDRE.FindString(r.out)
+	if r.code != 3 || id == "" {
+		t.Fatalf("first write: exit %d out %q", r.code, r.out)
+	}
+	e.must("respond", id, "--allow-always")
+	eventually(t, "run completed", func() bool { return e.show(th).Runs[0].Status == "completed" })
+	v := e.show(th)
+	if len(v.Requests) != 1 {
+		t.Fatalf("%d requests, want 1: the second write must not ask", len(v.Requests))
+	}
+	for f, want := range map[string]string{"x.txt": "a\n", "y.txt": "b\n"} {
+		if got, _ := e.readWS(f); got != want {
+			t.Fatalf("%s = %q", f, got)
+		}
+	}
+	// A later run of the same thread remembers it too.
+	e.must("send", th, "write c to z.txt")
+	if got, _ := e.readWS("z.txt"); got != "c\n" {
+		t.Fatalf("z.txt = %q", got)
+	}
+}
+
+func TestE2ETokenCap(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.writeWS(map[string]string{"README.md": demoReadme})
+	r := e.run("run", "read README.md and summarize it", "--max-tokens", "120")
+	if r.code != 1 || !strings.Contains(r.err, "token cap reached") || !strings.Contains(r.err, "--max-tokens") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.err)
+	}
+	v := e.show(threadOf(t, r.out))
+	calls := 0
+	for _, n := range v.Runs[0].Nodes {
+		if n.Kind == "llm_call" {
+			calls++
+		}
+	}
+	if calls == 0 || calls >= 3 {
+		t.Fatalf("%d model calls before the cap stopped the run", calls)
+	}
+}
+
+// TestE2EUnknownCommandOutcome kills the host while a command step runs:
+// resume never reruns it silently; it asks, and deny skips it.
+func TestE2EUnknownCommandOutcome(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	serve := e.bg("serve")
+	eventually(t, "host serving", func() bool { return strings.Contains(serve.so.String(), "serving") })
+	th := e.must("thread", "new", "--yes")
+	send := e.bg("send", th, "run `echo ran >> count.txt; sleep 4244`")
+	eventually(t, "the command running", func() bool { return len(sleepers("4244")) > 0 })
+	serve.c.Process.Signal(syscall.SIGKILL)
+	serve.wait(t)
+	send.wait(t)
+	for _, pid := range sleepers("4244") {
+		syscall.Kill(pid, syscall.SIGKILL) // the orphan of the killed host's worker
+	}
+	r := e.run("resume", th)
+	id := requestIDRE.FindString(r.out)
+	if r.code != 3 || id == "" || !strings.Contains(r.err, "unknown") {
+		t.Fatalf("resume: exit %d, out %q, err %q", r.code, r.out, r.err)
+	}
+	e.must("respond", id, "--deny")
+	eventually(t, "run completed", func() bool { return e.show(th).Runs[0].Status == "completed" })
+	if got, _ := e.readWS("count.txt"); got != "ran\n" {
+		t.Fatalf("count.txt = %q: the command ran again", got)
+	}
+	if reply := e.show(th).Runs[0].Reply; !strings.Contains(reply, "skipped") {
+		t.Fatalf("reply %q does not say the step was skipped", reply)
 	}
 }

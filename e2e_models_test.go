@@ -111,16 +111,30 @@ func TestE2EInterruptKillsCommandGroup(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	th := e.must("thread", "new", "--yes")
-	send := e.bg("send", th, "run `sleep 4242 & sleep 4243; wait`")
-	eventually(t, "the command running", func() bool { return len(procsWith("sleep 424")) >= 2 })
+	send := e.bg("send", th, "run `sleep 5151 & sleep 5152; wait`")
+	eventually(t, "the command running", func() bool { return len(sleepers("515")) == 2 })
 	e.must("interrupt", th)
 	if r := send.wait(t); r.code != 1 {
 		t.Fatalf("interrupted send exit %d: %s", r.code, r.err)
 	}
-	eventually(t, "no process of the command left", func() bool { return len(procsWith("sleep 424")) == 0 })
+	eventually(t, "no process of the command left", func() bool { return len(sleepers("515")) == 0 })
 	if st := e.show(th).Runs[0].Status; st != "interrupted" {
 		t.Fatalf("run %s, want interrupted", st)
 	}
+}
+
+// sleepers lists live `sleep N` processes whose N starts with prefix
+// (matching argv exactly, not nexus processes whose message mentions it).
+func sleepers(prefix string) []int {
+	var out []int
+	for _, pid := range procsWith("sleep") {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(argv) == 2 && filepath.Base(argv[0]) == "sleep" && strings.HasPrefix(argv[1], prefix) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // procsWith lists pids whose command line contains s.
