@@ -53,6 +53,9 @@ type Observation struct {
 	Error       string     `json:"error,omitempty"`
 	// Final marks the last text delta of a node (flush it now).
 	Final bool `json:"final,omitempty"`
+	// Prompt flushing: the delta reaches the journal within
+	// UrgentFlushInterval instead of TextFlushInterval (command output).
+	Urgent bool `json:"urgent,omitempty"`
 	// Model calls and worker steps.
 	Action     string  `json:"action,omitempty"`
 	Class      string  `json:"class,omitempty"`

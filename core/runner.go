@@ -15,7 +15,12 @@ const DefaultSnapshotEvery = 10000
 
 // TextFlushInterval bounds how long a streamed text delta stays out of the
 // journal (DESIGN.md §3: coalesced at most every second).
-const TextFlushInterval = time.Second
+// UrgentFlushInterval is the bound for output a person waits on (command
+// output of a worker step).
+const (
+	TextFlushInterval   = time.Second
+	UrgentFlushInterval = 20 * time.Millisecond
+)
 
 // ErrStopped is returned to callers when the Runner has stopped.
 var ErrStopped = errors.New("core: the host is stopping; try again")

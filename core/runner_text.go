@@ -37,7 +37,11 @@ func (r *Runner) bufferText(o *Observation) bool {
 		b.obs.Text = ""
 		r.texts[key] = b
 		r.order = append(r.order, key)
-		b.timer = time.AfterFunc(TextFlushInterval, func() {
+		wait := TextFlushInterval
+		if o.Urgent {
+			wait = UrgentFlushInterval
+		}
+		b.timer = time.AfterFunc(wait, func() {
 			_ = r.post(contextBackground, &call{flush: key})
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/zeebo/blake3"
@@ -192,17 +193,91 @@ func (s *Store) Read(ctx context.Context, from uint64, fn func(core.Event) error
 	return s.read(ctx, from, true, fn)
 }
 
+// read is Read with the hash check optional (benchmarks measure the
+// difference). It runs three stages, each on its own goroutine and a chunk
+// ahead of the next: copy and hash (produce), decode (decodeChunks), and
+// fn on the caller's goroutine, so a replay keeps two cores busy.
 func (s *Store) read(ctx context.Context, from uint64, verify bool, fn func(core.Event) error) error {
-	var ev core.Event
-	return s.walk(ctx, from, verify, func(raw *rawEvent) error {
-		if err := decodeEvent(raw.data(), &ev); err != nil {
-			return corrupt(raw.seq, "event does not decode: %v", err)
+	if from == 0 {
+		from = 1
+	}
+	raws := make(chan chunk, 1)
+	decoded := make(chan decodedChunk, 1)
+	free := make(chan []core.Event, 2)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		defer close(raws)
+		s.produce(ctx, from, verify, raws, stop)
+	}()
+	go func() {
+		defer wg.Done()
+		defer close(decoded)
+		decodeChunks(raws, decoded, free, stop)
+	}()
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	for c := range decoded {
+		for i := range c.events {
+			if err := fn(c.events[i]); err != nil {
+				return err
+			}
 		}
-		if ev.Seq != raw.seq {
-			return corrupt(raw.seq, "event is stored under seq %d but says %d", raw.seq, ev.Seq)
+		if c.err != nil {
+			return c.err
 		}
-		return fn(ev)
-	})
+		select {
+		case free <- c.events:
+		default:
+		}
+	}
+	return nil
+}
+
+// decodedChunk is a chunk after decoding; err applies after its events.
+type decodedChunk struct {
+	events []core.Event
+	err    error
+}
+
+// decodeChunks decodes the chunks of produce in order, reusing event
+// slices the consumer hands back on free.
+func decodeChunks(in <-chan chunk, out chan<- decodedChunk, free <-chan []core.Event, stop <-chan struct{}) {
+	for c := range in {
+		var evs []core.Event
+		select {
+		case evs = <-free:
+		default:
+			evs = make([]core.Event, 0, chunkEvents)
+		}
+		d := decodedChunk{events: evs[:0], err: c.err}
+		for i := range c.events {
+			raw := &c.events[i]
+			d.events = append(d.events, core.Event{})
+			ev := &d.events[len(d.events)-1]
+			err := decodeEvent(raw.data(), ev)
+			if err == nil && ev.Seq != raw.seq {
+				err = fmt.Errorf("it is stored under seq %d but says %d", raw.seq, ev.Seq)
+			}
+			if err != nil {
+				d.events = d.events[:len(d.events)-1]
+				d.err = corrupt(raw.seq, "event does not decode: %v", err)
+				break
+			}
+		}
+		select {
+		case out <- d:
+		case <-stop:
+			return
+		}
+		if d.err != nil {
+			return
+		}
+	}
 }
 
 // hashAt returns the stored chain hash of seq (zero for seq 0).

@@ -183,7 +183,7 @@ func (s *stepper) execute(ctx context.Context, class, hash, pre string) (outcome
 	res, err := s.exec.Execute(ctx, workers.Step{Task: s.key, N: 1, Action: c.Name, Args: argsOf(c),
 		Workspace: s.turn.Workspace}, func(cp workers.Checkpoint) {
 		if cp.Artifacts.Chunk != "" {
-			s.obs(core.Observation{Kind: core.ObsText, Key: "step:" + s.key, Text: cp.Artifacts.Chunk})
+			s.obs(core.Observation{Kind: core.ObsText, Key: "step:" + s.key, Text: cp.Artifacts.Chunk, Urgent: true})
 		}
 	})
 	if err != nil {
