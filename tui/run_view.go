@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -138,6 +139,10 @@ func (m *Model) renderNode(n *core.Node, q *core.Request, depth, w int) []string
 		return wrapIndent(text, indent+"  ", w, m.st.Assistant)
 	case core.NodeApproval, core.NodeUserInput:
 		return m.renderRequestNode(n, q, indent, w)
+	case core.NodeLLMCall:
+		glyph, st := m.nodeGlyph(n.Status)
+		line := fmt.Sprintf("%s · %d in, %d out · $%.4f · %d ms%s", n.Title, n.TokensIn, n.TokensOut, n.CostUSD, n.DurationMS, llmCalls(n.Text))
+		return []string{indent + st.Render(glyph+" ") + m.st.Muted.Render(trunc(line, max(1, w-len(indent)-2)))}
 	}
 	glyph, st := m.nodeGlyph(n.Status)
 	title := n.Title
@@ -217,4 +222,27 @@ func responseText(q *core.Request) string {
 		return fmt.Sprintf("answered %q", q.Answer)
 	}
 	return "resolved"
+}
+
+// llmCalls summarizes the tool calls of a journaled model response, e.g.
+// " → read_file(README.md)", or "" when it answered in text.
+func llmCalls(response string) string {
+	var r struct {
+		ToolCalls []struct {
+			Name string            `json:"name"`
+			Args map[string]string `json:"args"`
+		} `json:"toolCalls"`
+	}
+	if json.Unmarshal([]byte(response), &r) != nil || len(r.ToolCalls) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range r.ToolCalls {
+		arg := c.Args["path"]
+		if arg == "" {
+			arg = c.Args["command"] + c.Args["pattern"]
+		}
+		parts = append(parts, c.Name+"("+oneLine(arg)+")")
+	}
+	return " → " + strings.Join(parts, ", ")
 }
