@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/zeebo/blake3"
@@ -94,6 +95,7 @@ func (s *Store) Enqueue(ctx context.Context, commits []core.Commit) (*Pending, e
 func (s *Store) commitLoop() {
 	defer close(s.done)
 	batch := make([]*Pending, 0, 64)
+	prev := 0
 	for {
 		var p *Pending
 		select {
@@ -106,10 +108,7 @@ func (s *Store) commitLoop() {
 			}
 		}
 		batch = append(batch[:0], p)
-		// Appenders just woken by the previous commit are about to queue
-		// their next batch; letting them run first roughly doubles the
-		// batch under load and costs nothing when nobody else is ready.
-		runtime.Gosched()
+		s.gather(prev)
 	drain:
 		for len(batch) < maxBatch {
 			select {
@@ -119,8 +118,30 @@ func (s *Store) commitLoop() {
 				break drain
 			}
 		}
+		prev = len(batch)
 		s.commit(batch)
 		clear(batch)
+	}
+}
+
+// gatherWindow bounds how long the commit loop waits for a batch to
+// fill; an fsync takes a few hundred microseconds, so this is small.
+const gatherWindow = 100 * time.Microsecond
+
+// gather gives appenders just woken by the previous commit the chance to
+// queue their next batch before this commit starts. Alone (prev == 1) it
+// only yields once, which costs nothing when nobody else is ready; under
+// load it waits, yielding, until as many requests as last time are queued
+// or gatherWindow passes, which keeps batches large instead of letting
+// them alternate between large and tiny.
+func (s *Store) gather(prev int) {
+	runtime.Gosched()
+	if prev <= 1 {
+		return
+	}
+	deadline := time.Now().Add(gatherWindow)
+	for len(s.reqs)+1 < prev && time.Now().Before(deadline) {
+		runtime.Gosched()
 	}
 }
 
