@@ -115,7 +115,6 @@ func load(ctx context.Context, j Journal) (*State, uint64, error) {
 		st = NewState()
 	}
 	snapSeq := st.Seq
-	st.Reindex()
 	err = j.Read(ctx, st.Seq+1, func(ev Event) error { return st.Apply(&ev) })
 	if err != nil {
 		return nil, 0, err

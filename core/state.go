@@ -92,49 +92,53 @@ func (st *State) init() {
 }
 
 // Reindex rebuilds the derived lookups; call it after decoding a State.
+// It sorts on keys computed once (ordinal, attempt number, the number that
+// ends a node or request id), not on map lookups per comparison: it runs
+// at every host start over the whole projection.
 func (st *State) Reindex() {
 	st.init()
-	ix := &index{runs: map[string][]string{}, attempts: map[string][]string{},
-		nodes: map[string][]string{}, requests: map[string][]string{}}
+	ix := &index{runs: make(map[string][]string, len(st.Threads)), attempts: make(map[string][]string, len(st.Runs)),
+		nodes: make(map[string][]string, len(st.Attempts)), requests: map[string][]string{}}
+	type keyed struct {
+		n  int
+		id string
+	}
+	group := func(dst map[string][]string, parts map[string][]keyed) {
+		for parent, ks := range parts {
+			sort.Slice(ks, func(i, j int) bool {
+				if ks[i].n != ks[j].n {
+					return ks[i].n < ks[j].n
+				}
+				return ks[i].id < ks[j].id
+			})
+			ids := make([]string, len(ks))
+			for i, k := range ks {
+				ids[i] = k.id
+			}
+			dst[parent] = ids
+		}
+	}
+	runs := make(map[string][]keyed, len(st.Threads))
 	for id, r := range st.Runs {
-		ix.runs[r.Thread] = append(ix.runs[r.Thread], id)
+		runs[r.Thread] = append(runs[r.Thread], keyed{r.Ordinal, id})
 	}
+	group(ix.runs, runs)
+	attempts := make(map[string][]keyed, len(st.Runs))
 	for id, a := range st.Attempts {
-		ix.attempts[a.Run] = append(ix.attempts[a.Run], id)
+		attempts[a.Run] = append(attempts[a.Run], keyed{a.N, id})
 	}
+	group(ix.attempts, attempts)
+	nodes := make(map[string][]keyed, len(st.Attempts))
 	for id, n := range st.Nodes {
-		ix.nodes[n.Attempt] = append(ix.nodes[n.Attempt], id)
+		nodes[n.Attempt] = append(nodes[n.Attempt], keyed{trailingNumber(id), id})
 	}
+	group(ix.nodes, nodes)
+	requests := map[string][]keyed{}
 	for id, q := range st.Requests {
-		ix.requests[q.Run] = append(ix.requests[q.Run], id)
+		requests[q.Run] = append(requests[q.Run], keyed{trailingNumber(id), id})
 	}
-	for _, ids := range ix.runs {
-		sort.Slice(ids, func(i, j int) bool { return st.Runs[ids[i]].Ordinal < st.Runs[ids[j]].Ordinal })
-	}
-	for _, ids := range ix.attempts {
-		sort.Slice(ids, func(i, j int) bool { return st.Attempts[ids[i]].N < st.Attempts[ids[j]].N })
-	}
-	for _, ids := range ix.nodes {
-		sort.Slice(ids, func(i, j int) bool { return nodeLess(st.Nodes[ids[i]], st.Nodes[ids[j]]) })
-	}
-	for _, ids := range ix.requests {
-		sort.Slice(ids, func(i, j int) bool { return requestLess(st.Requests[ids[i]], st.Requests[ids[j]]) })
-	}
+	group(ix.requests, requests)
 	st.idx = ix
-}
-
-// nodeLess orders nodes of one attempt by creation: their ids are numbered.
-func nodeLess(a, b *Node) bool { return idLess(a.ID, b.ID) }
-
-func requestLess(a, b *Request) bool { return idLess(a.ID, b.ID) }
-
-// idLess orders ids that end in a number by that number, then as strings.
-func idLess(a, b string) bool {
-	na, nb := trailingNumber(a), trailingNumber(b)
-	if na != nb {
-		return na < nb
-	}
-	return a < b
 }
 
 func trailingNumber(s string) int {
