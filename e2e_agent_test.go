@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,5 +234,56 @@ func TestE2EUnknownCommandOutcome(t *testing.T) {
 	}
 	if reply := e.show(th).Runs[0].Reply; !strings.Contains(reply, "skipped") {
 		t.Fatalf("reply %q does not say the step was skipped", reply)
+	}
+}
+
+// TestE2ESteerAtStepBoundary steers a slow multi-step plan: the new
+// instruction is folded in at the next step boundary and the agent acts on
+// it instead of the rest of the old plan.
+func TestE2ESteerAtStepBoundary(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	th := e.must("thread", "new", "--yes")
+	send := e.bg("send", th, "#slow=2s write one to a.txt and write two to b.txt and write three to c.txt")
+	eventually(t, "step 1 running", func() bool {
+		v := e.show(th)
+		return len(v.Runs) == 1 && len(v.Todos) == 1
+	})
+	e.must("send", th, "write steered to s.txt", "--mode", "steer")
+	if r := send.wait(t); r.code != 0 {
+		t.Fatalf("send exit %d: %s", r.code, r.err)
+	}
+	r := e.show(th).Runs[0]
+	if len(r.Attempts) != 1 || !strings.Contains(r.Reply, `acted on: "write steered to s.txt"; context: 2 messages`) {
+		t.Fatalf("attempts %d, reply %q", len(r.Attempts), r.Reply)
+	}
+	if got, _ := e.readWS("s.txt"); got != "steered\n" {
+		t.Fatalf("s.txt = %q: the steer was not acted on", got)
+	}
+	if _, ok := e.readWS("c.txt"); ok {
+		t.Fatal("c.txt written: the old plan went on after the steer")
+	}
+}
+
+func TestE2ERunJSON(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	out := e.must("run", "list the files", "--json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	types := map[string]bool{}
+	for _, l := range lines {
+		var ev struct {
+			Seq  uint64 `json:"seq"`
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal([]byte(l), &ev); err != nil || ev.Seq == 0 {
+			t.Fatalf("--json line is not a journal event: %q", l)
+		}
+		types[ev.Type] = true
+	}
+	for _, want := range []string{"run.updated", "effect.started", "effect.completed", "node.updated"} {
+		if !types[want] {
+			t.Errorf("no %s event in --json output", want)
+		}
 	}
 }

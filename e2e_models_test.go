@@ -89,6 +89,10 @@ func TestE2ERealModelAPIs(t *testing.T) {
 		if !strings.Contains(r.out, "120 in, 30 out") || strings.Contains(r.out, "$0.00,") {
 			t.Fatalf("%s: usage and cost not reported: %s", prof, r.out)
 		}
+		r = run("run", "put something in out.txt", "--provider", prof, "--yes", "--budget-usd", "0.00005")
+		if r.code != 1 || !strings.Contains(r.err, "budget reached") {
+			t.Fatalf("%s: tiny budget: exit %d, stderr %q", prof, r.code, r.err)
+		}
 		r = run("run", "storm please", "--provider", prof, "--yes")
 		if r.code != 1 || !strings.Contains(r.err, "429") || !strings.Contains(r.err, "gave up") {
 			t.Fatalf("%s: 429 storm: exit %d, stderr %q", prof, r.code, r.err)
