@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/nexus-tui/nexus/core"
@@ -97,7 +98,7 @@ func startHost(dir string, lockTimeout time.Duration) (*host, error) {
 		return nil, err
 	}
 	reg := newRegistry(pool)
-	runner, err := core.NewRunner(core.RunnerConfig{Journal: st, Exec: reg.Exec})
+	runner, err := core.NewRunner(core.RunnerConfig{Journal: st, Exec: reg.Exec, SnapshotEvery: snapshotEvery()})
 	if err != nil {
 		pool.Close()
 		st.Close()
@@ -162,4 +163,14 @@ func (s *session) linger(ctx context.Context) {
 		case <-tick.C:
 		}
 	}
+}
+
+// snapshotEvery reads NEXUS_SNAPSHOT_EVERY, a tuning knob the crash tests
+// use to snapshot often; 0 (unset or invalid) means the kernel's default.
+func snapshotEvery() uint64 {
+	n, err := strconv.ParseUint(os.Getenv("NEXUS_SNAPSHOT_EVERY"), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
 }

@@ -13,67 +13,111 @@ type conversation struct {
 	follow bool
 	// top is the first visible line when not following.
 	top int
-	// cache holds rendered runs by run id for one thread and width.
-	cache  map[string][]string
+	// cache holds the rendered runs of one thread.
+	cache  renderCache
 	thread string
-	width  int
 }
 
 func newConversation() conversation {
-	return conversation{follow: true, cache: map[string][]string{}}
+	return conversation{follow: true}
 }
 
 // reset goes back to the live tail of a (new) thread.
 func (c *conversation) reset() {
 	c.follow, c.top = true, 0
-	c.invalidateAll()
+	c.cache.clear()
 }
 
-func (c *conversation) invalidateAll() { c.cache = map[string][]string{} }
+// renderCache holds rendered runs by run id, each at the width it was
+// drawn for. The main pane and the grid each keep one; the model drops a
+// run from both when an event touches it.
+type renderCache struct{ runs map[string]cachedRun }
 
-// invalidateEvent drops the cached lines of the run an event touched.
-func (c *conversation) invalidateEvent(ev *core.Event) {
-	delete(c.cache, ev.Run)
+type cachedRun struct {
+	w     int
+	lines []string
+}
+
+func (c *renderCache) get(run string, w int) ([]string, bool) {
+	e, ok := c.runs[run]
+	if !ok || e.w != w {
+		return nil, false
+	}
+	return e.lines, true
+}
+
+func (c *renderCache) put(run string, w int, lines []string) {
+	if c.runs == nil {
+		c.runs = map[string]cachedRun{}
+	}
+	c.runs[run] = cachedRun{w: w, lines: lines}
+}
+
+func (c *renderCache) drop(run string) { delete(c.runs, run) }
+func (c *renderCache) clear()          { c.runs = nil }
+
+// invalidateAll drops every rendered run.
+func (m *Model) invalidateAll() {
+	m.conv.cache.clear()
+	m.grid.cache.clear()
+}
+
+// dropRun drops the rendered lines of one run everywhere.
+func (m *Model) dropRun(run string) {
+	if run != "" {
+		m.conv.cache.drop(run)
+		m.grid.cache.drop(run)
+	}
+}
+
+// invalidateEvent drops the rendered lines of the runs an event touched.
+func (m *Model) invalidateEvent(ev *core.Event) {
+	m.dropRun(ev.Run)
 	p := &ev.Payload
 	if p.Run != nil {
-		delete(c.cache, p.Run.ID)
+		m.dropRun(p.Run.ID)
 	}
 	if p.Node != nil {
-		delete(c.cache, p.Node.Run)
+		m.dropRun(p.Node.Run)
 	}
 	if p.Request != nil {
-		delete(c.cache, p.Request.Run)
+		m.dropRun(p.Request.Run)
 	}
 	if p.Plan != nil {
-		delete(c.cache, p.Plan.Run)
+		m.dropRun(p.Plan.Run)
 	}
 }
 
-// invalidateNode drops the cached lines of the run that owns a node.
-func (c *conversation) invalidateNode(st *core.State, node string) {
-	if n := st.Nodes[node]; n != nil {
-		delete(c.cache, n.Run)
+// invalidateNode drops the rendered lines of the run that owns a node.
+func (m *Model) invalidateNode(node string) {
+	if n := m.state.Nodes[node]; n != nil {
+		m.dropRun(n.Run)
 	}
+}
+
+// runLines renders a run at width w through a cache.
+func (m *Model) runLines(c *renderCache, r *core.Run, w int) []string {
+	if lines, ok := c.get(r.ID, w); ok {
+		return lines
+	}
+	lines := m.renderRun(r, w)
+	c.put(r.ID, w, lines)
+	return lines
 }
 
 // blocks returns the rendered runs of the selected thread, re-rendering
 // only what changed since the last call.
 func (m *Model) blocks(th *core.Thread, width int) [][]string {
 	c := &m.conv
-	if c.thread != th.ID || c.width != width {
-		c.thread, c.width = th.ID, width
-		c.invalidateAll()
+	if c.thread != th.ID {
+		c.thread = th.ID
+		c.cache.clear()
 	}
 	runs := m.state.RunsOf(th.ID)
 	out := make([][]string, 0, len(runs)+1)
 	out = append(out, m.threadHeader(th, width))
 	for _, r := range runs {
-		lines, ok := c.cache[r.ID]
-		if !ok {
-			lines = m.renderRun(r, width)
-			c.cache[r.ID] = lines
-		}
-		out = append(out, lines)
+		out = append(out, m.runLines(&c.cache, r, width))
 	}
 	return out
 }

@@ -23,6 +23,7 @@ type KeyMap struct {
 	NextThread   key.Binding
 	PrevThread   key.Binding
 	Interrupt    key.Binding
+	Resume       key.Binding
 	CancelDialog key.Binding
 
 	// Composer.
@@ -71,6 +72,7 @@ func DefaultKeyMap() KeyMap {
 		NextThread:   bind("alt+down", "next thread", "alt+down"),
 		PrevThread:   bind("alt+up", "previous thread", "alt+up"),
 		Interrupt:    bind("ctrl+x", "interrupt the selected thread's active run", "ctrl+x"),
+		Resume:       bind("ctrl+y", "resume the selected thread's run a host restart interrupted", "ctrl+y"),
 		CancelDialog: bind("esc", "close the dialog", "esc"),
 
 		Send:        bind("enter", "send (mode auto: start, or steer the active run)", "enter"),
@@ -109,7 +111,7 @@ type keyGroup struct {
 func (k KeyMap) groups() []keyGroup {
 	return []keyGroup{
 		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.FocusNext, k.FocusPrev,
-			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt}},
+			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.HistoryPrev, k.HistoryNext, k.Leave}},
 		{"Threads and transcript (not typing)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Filter, k.Open,
 			k.QuitIdle, k.HelpIdle}},

@@ -29,7 +29,7 @@ const (
 
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
-	m.conv.invalidateAll()
+	m.invalidateAll()
 	m.relayout()
 }
 

@@ -141,7 +141,7 @@ func (m *Model) loadSnapshot(st *core.State) {
 	m.live = map[string]string{}
 	m.activity = map[string]uint64{}
 	m.seen = map[string]uint64{}
-	m.conv.invalidateAll()
+	m.invalidateAll()
 	m.derive()
 	if m.selected == "" || m.state.Threads[m.selected] == nil {
 		m.selectThread(m.mostRecentThread())
@@ -160,7 +160,7 @@ func (m *Model) applyFrame(f frameMsg) tea.Cmd {
 	}
 	if f.resetLive {
 		for id := range m.live {
-			m.conv.invalidateNode(m.state, id)
+			m.invalidateNode(id)
 		}
 		m.live = map[string]string{}
 	}
@@ -177,7 +177,7 @@ func (m *Model) applyFrame(f frameMsg) tea.Cmd {
 		if ev.Thread != "" {
 			m.activity[ev.Thread] = ev.Seq
 		}
-		m.conv.invalidateEvent(ev)
+		m.invalidateEvent(ev)
 	}
 	for id, text := range f.live {
 		if text == "" {
@@ -185,7 +185,7 @@ func (m *Model) applyFrame(f frameMsg) tea.Cmd {
 		} else {
 			m.live[id] = text
 		}
-		m.conv.invalidateNode(m.state, id)
+		m.invalidateNode(id)
 	}
 	if len(f.journal) > 0 {
 		m.derive()

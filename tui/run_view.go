@@ -39,8 +39,9 @@ func (m *Model) renderRun(r *core.Run, w int) []string {
 	if r.Error != "" && r.Status != core.RunCompleted {
 		out = append(out, wrapIndent(r.Error, m.st.NodeFailed.Render("✗ "), w, m.st.NodeFailed)...)
 	}
-	if r.Recoverable {
-		out = append(out, m.st.Muted.Render(trunc("  interrupted by a host restart: `nexus resume` continues it", w)))
+	if r.Recoverable && r.Status == core.RunInterrupted {
+		out = append(out, wrapIndent("interrupted by a host restart: "+m.keys.Resume.Help().Key+
+			" resumes it (or `nexus resume`)", "  ", w, m.st.Request)...)
 	}
 	return append(out, "")
 }

@@ -130,6 +130,11 @@ func (m *Model) submitted(r submitResultMsg) tea.Cmd {
 		return m.setFlash(r.cmd.Request+" answered", false)
 	case core.CmdRunInterrupt:
 		return m.setFlash("interrupt requested", false)
+	case core.CmdRunResume:
+		if r.rec != nil && r.rec.Ordinal > 0 {
+			return m.setFlash(fmt.Sprintf("resuming run %d", r.rec.Ordinal), false)
+		}
+		return m.setFlash("nothing was left to resume", false)
 	}
 	return nil
 }
@@ -145,6 +150,8 @@ func describe(c core.Command) string {
 		return "answering " + c.Request
 	case core.CmdRunInterrupt:
 		return "interrupting"
+	case core.CmdRunResume:
+		return "resuming"
 	}
 	return c.Kind
 }

@@ -67,6 +67,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.moveSelection(-1)
 	case key.Matches(k, m.keys.Interrupt):
 		return m.interrupt(), true
+	case key.Matches(k, m.keys.Resume):
+		return m.resume(), true
 	default:
 		return nil, false
 	}
@@ -211,6 +213,27 @@ func (m *Model) interrupt() tea.Cmd {
 		return m.setFlash("nothing to interrupt in this thread", false)
 	}
 	return m.submit(core.Command{Kind: core.CmdRunInterrupt, Thread: th.ID}, "")
+}
+
+// resume continues the selected thread's run that a host restart
+// interrupted (run.resume), with a provider_recovery attempt.
+func (m *Model) resume() tea.Cmd {
+	th := m.selectedThread()
+	if th == nil || recoverableRun(m.state, th.ID) == nil {
+		return m.setFlash("nothing to resume in this thread", false)
+	}
+	return m.submit(core.Command{Kind: core.CmdRunResume, Thread: th.ID}, "")
+}
+
+// recoverableRun is the run of a thread that a host restart interrupted
+// and run.resume would continue, or nil.
+func recoverableRun(st *core.State, thread string) *core.Run {
+	for _, r := range st.RunsOf(thread) {
+		if r.Recoverable && r.Status == core.RunInterrupted {
+			return r
+		}
+	}
+	return nil
 }
 
 // openRequest selects the thread of the oldest waiting request and opens

@@ -1,0 +1,179 @@
+// Package agenttest helps the adapters' tests: it builds the scripted
+// fake agent (testdata/agents/scripted) and records what an adapter
+// reports. Only tests import it.
+package agenttest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// Root is the repository root, found from this file's path.
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+// Scripted builds the scripted fake agent once per test binary and
+// returns its path.
+func Scripted(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "nexus-scripted-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built = filepath.Join(dir, "scripted")
+		out, err := exec.Command("go", "build", "-o", built, filepath.Join(Root(), "testdata", "agents", "scripted")).CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("building the scripted agent: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return built
+}
+
+// Script returns the path of a transcript under testdata/agents.
+func Script(name string) string { return filepath.Join(Root(), "testdata", "agents", name) }
+
+// Sink records observations; it also answers State with the native refs
+// in Refs, as the Runner would from the journal.
+type Sink struct {
+	mu   sync.Mutex
+	obs  []core.Observation
+	wake chan struct{}
+	Refs map[string]string // thread/provider -> native ref
+}
+
+// NewSink returns an empty recorder.
+func NewSink() *Sink { return &Sink{wake: make(chan struct{}, 1), Refs: map[string]string{}} }
+
+// Observe implements providers.Sink.
+func (s *Sink) Observe(_ context.Context, o core.Observation) error {
+	s.mu.Lock()
+	s.obs = append(s.obs, o)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Record implements providers.Sink.
+func (s *Sink) Record(ctx context.Context, o core.Observation) error { return s.Observe(ctx, o) }
+
+// State answers the native refs, as the Runner's projection would.
+func (s *Sink) State(context.Context) (*core.State, error) {
+	st := core.NewState()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, v := range s.Refs {
+		th, prov, _ := strings.Cut(k, "/")
+		st.ProviderThreads[k] = &core.ProviderThread{ID: k, Thread: th, Provider: prov, NativeRef: v, Available: true}
+	}
+	return st, nil
+}
+
+// All returns a copy of what was observed.
+func (s *Sink) All() []core.Observation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]core.Observation(nil), s.obs...)
+}
+
+// Wait returns the first observation matching pred, failing the test
+// after d.
+func (s *Sink) Wait(t testing.TB, d time.Duration, what string, pred func(core.Observation) bool) core.Observation {
+	t.Helper()
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		for _, o := range s.All() {
+			if pred(o) {
+				return o
+			}
+		}
+		select {
+		case <-s.wake:
+		case <-time.After(20 * time.Millisecond):
+		case <-deadline.C:
+			t.Fatalf("timed out after %s waiting for %s; observed:\n%s", d, what, s.Dump())
+		}
+	}
+}
+
+// Kind matches an observation kind (and status, when given).
+func Kind(kind string, status ...string) func(core.Observation) bool {
+	return func(o core.Observation) bool {
+		return o.Kind == kind && (len(status) == 0 || o.Status == status[0])
+	}
+}
+
+// Dump lists the observations, one JSON per line.
+func (s *Sink) Dump() string {
+	var b strings.Builder
+	for _, o := range s.All() {
+		o.At = 0
+		j, _ := json.Marshal(o)
+		b.Write(j)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// Text joins the text deltas of a node key.
+func (s *Sink) Text(key string) string {
+	var b strings.Builder
+	for _, o := range s.All() {
+		if o.Kind == core.ObsText && o.Key == key {
+			b.WriteString(o.Text)
+		}
+	}
+	return b.String()
+}
+
+// Log reads the scripted agent's log and fails unless the script ran to
+// its end ("ok") with no failure.
+func Log(t testing.TB, path string) string {
+	t.Helper()
+	var b []byte
+	for i := 0; i < 100; i++ {
+		b, _ = os.ReadFile(path)
+		if strings.Contains(string(b), "\nok") || strings.Contains(string(b), "FAIL") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if strings.Contains(string(b), "FAIL") || !strings.Contains(string(b), "\nok") {
+		t.Fatalf("the scripted agent did not complete its script:\n%s", b)
+	}
+	return string(b)
+}
+
+// StartTurn is a start_turn effect for a thread's first run.
+func StartTurn(thread, provider, text string) core.Effect {
+	return core.Effect{Key: thread + "/1/a1:turn", Kind: core.EffStartTurn, Thread: thread, Run: thread + "/1",
+		Attempt: thread + "/1/a1", Provider: provider, Turn: &core.Turn{Messages: []core.Message{{Role: "user", Text: text}},
+			Text: text, Instruction: text, Reason: core.ReasonInitial, UserMessages: 1}}
+}

@@ -1,0 +1,220 @@
+package claude
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/providers/agentproc"
+)
+
+// maxToolText bounds the tool output kept on a node.
+const maxToolText = 16 << 10
+
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+type message struct {
+	ID      string          `json:"id"`
+	Content json.RawMessage `json:"content"`
+}
+
+func (m *message) blocks() []block {
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return []block{{Type: "text", Text: s}}
+	}
+	var bs []block
+	_ = json.Unmarshal(m.Content, &bs)
+	return bs
+}
+
+type streamEvent struct {
+	Type    string `json:"type"`
+	Index   int    `json:"index"`
+	Message struct {
+		ID string `json:"id"`
+	} `json:"message"`
+	Block struct {
+		Type string `json:"type"`
+	} `json:"content_block"`
+	Delta struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"delta"`
+}
+
+// streamEvent maps raw Anthropic deltas (--include-partial-messages):
+// each text block of each message is one assistant_message node, keyed
+// "msg/index", streamed as it comes.
+func (s *session) streamEvent(t *agentproc.Turn, f *frame) {
+	var ev streamEvent
+	if json.Unmarshal(f.Event, &ev) != nil {
+		return
+	}
+	switch ev.Type {
+	case "message_start":
+		s.mu.Lock()
+		s.curMsg[f.parent()] = ev.Message.ID
+		s.mu.Unlock()
+	case "content_block_start":
+		if ev.Block.Type != "text" {
+			return
+		}
+		s.mu.Lock()
+		msg := s.curMsg[f.parent()]
+		key := fmt.Sprintf("%s/%d", msg, ev.Index)
+		s.streamed[msg] = true
+		s.open[f.parent()+"\x00"+fmt.Sprint(ev.Index)] = key
+		s.mu.Unlock()
+	case "content_block_delta":
+		if ev.Delta.Type != "text_delta" || ev.Delta.Text == "" {
+			return
+		}
+		s.mu.Lock()
+		key := s.open[f.parent()+"\x00"+fmt.Sprint(ev.Index)]
+		s.mu.Unlock()
+		if key != "" {
+			t.Obs(core.Observation{Kind: core.ObsText, Key: key, Parent: f.parent(), Text: ev.Delta.Text})
+		}
+	case "content_block_stop":
+		s.mu.Lock()
+		k := f.parent() + "\x00" + fmt.Sprint(ev.Index)
+		key := s.open[k]
+		delete(s.open, k)
+		s.mu.Unlock()
+		if key != "" {
+			t.Obs(core.Observation{Kind: core.ObsText, Key: key, Parent: f.parent(), Final: true})
+		}
+	}
+}
+
+// assistant maps a whole assistant message: text that was not streamed,
+// tool calls (nodes; Task is a subagent; TodoWrite and Task* update the
+// todo list).
+func (s *session) assistant(t *agentproc.Turn, f *frame) {
+	var m message
+	if json.Unmarshal(f.Message, &m) != nil {
+		return
+	}
+	s.mu.Lock()
+	streamed := s.streamed[m.ID]
+	s.mu.Unlock()
+	for i, b := range m.blocks() {
+		switch b.Type {
+		case "text":
+			if !streamed && b.Text != "" {
+				t.Obs(core.Observation{Kind: core.ObsText, Key: fmt.Sprintf("%s/t%d", m.ID, i), Parent: f.parent(),
+					Text: b.Text, Final: true})
+			}
+		case "tool_use":
+			s.toolUse(t, f.parent(), b)
+		}
+	}
+}
+
+func (s *session) toolUse(t *agentproc.Turn, parent string, b block) {
+	var in map[string]any
+	_ = json.Unmarshal(b.Input, &in)
+	s.mu.Lock()
+	s.tools[b.ID] = b.Name
+	s.mu.Unlock()
+	kind := core.NodeToolCall
+	if b.Name == "Task" || b.Name == "Agent" {
+		kind = core.NodeSubagent
+	}
+	t.Obs(core.Observation{Kind: core.ObsNode, Key: b.ID, Parent: parent, NodeKind: kind, Status: core.NodeRunning,
+		Title: toolTitle(b.Name, in)})
+	s.mu.Lock()
+	changed := s.plan.toolUse(b.ID, b.Name, in)
+	items := s.plan.items()
+	s.mu.Unlock()
+	if changed {
+		t.Obs(core.Observation{Kind: core.ObsPlan, Items: items})
+	}
+}
+
+// toolResults closes tool nodes with their output.
+func (s *session) toolResults(t *agentproc.Turn, f *frame) {
+	var m message
+	if json.Unmarshal(f.Message, &m) != nil {
+		return
+	}
+	for _, b := range m.blocks() {
+		if b.Type != "tool_result" {
+			continue
+		}
+		text := resultText(b.Content)
+		status := core.NodeCompleted
+		if b.IsError {
+			status = core.NodeFailed
+		}
+		s.mu.Lock()
+		changed := s.plan.toolResult(b.ToolUseID, text, b.IsError)
+		items := s.plan.items()
+		s.mu.Unlock()
+		if changed {
+			t.Obs(core.Observation{Kind: core.ObsPlan, Items: items})
+		}
+		if len(text) > maxToolText {
+			text = text[:maxToolText] + "\n[... cut by nexus]"
+		}
+		t.Obs(core.Observation{Kind: core.ObsNode, Key: b.ToolUseID, Status: status, Text: orDash(text)})
+	}
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(no output)"
+	}
+	return s
+}
+
+func resultText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []block
+	_ = json.Unmarshal(raw, &parts)
+	var out []string
+	for _, p := range parts {
+		if p.Type == "text" {
+			out = append(out, p.Text)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// toolTitle is a node title: the tool and what it acts on.
+func toolTitle(name string, in map[string]any) string {
+	for _, k := range []string{"command", "file_path", "path", "pattern", "url", "description", "query", "subject"} {
+		if v, ok := in[k].(string); ok && v != "" {
+			if len(v) > 120 {
+				v = v[:120] + "..."
+			}
+			return name + ": " + v
+		}
+	}
+	return name
+}
+
+// actionOf is the nexus action kind of a tool, for "allow always".
+func actionOf(tool string) string {
+	switch tool {
+	case "Bash", "BashOutput", "KillShell":
+		return "command"
+	case "Write", "Edit", "MultiEdit", "NotebookEdit":
+		return "write"
+	}
+	return ""
+}

@@ -1,0 +1,248 @@
+package claude
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/providers/agentproc"
+)
+
+// maxGarbage is how many lines in a row that are not stream-json a
+// session tolerates (with warnings) before it gives up on the process.
+const maxGarbage = 50
+
+// frame is one stdout line of Claude Code stream-json: the union of the
+// fields nexus reads.
+type frame struct {
+	Type      string          `json:"type"`
+	Subtype   string          `json:"subtype"`
+	SessionID string          `json:"session_id"`
+	UUID      string          `json:"uuid"`
+	Parent    *string         `json:"parent_tool_use_id"`
+	Model     string          `json:"model"`
+	Message   json.RawMessage `json:"message"`
+	Event     json.RawMessage `json:"event"`
+	RequestID string          `json:"request_id"`
+	Request   json.RawMessage `json:"request"`
+	Response  json.RawMessage `json:"response"`
+	// result
+	Result     string   `json:"result"`
+	IsError    bool     `json:"is_error"`
+	Errors     []string `json:"errors"`
+	CostUSD    float64  `json:"total_cost_usd"`
+	DurationMS int64    `json:"duration_ms"`
+	Usage      struct {
+		In          int `json:"input_tokens"`
+		Out         int `json:"output_tokens"`
+		CacheCreate int `json:"cache_creation_input_tokens"`
+		CacheRead   int `json:"cache_read_input_tokens"`
+	} `json:"usage"`
+}
+
+func (f *frame) parent() string {
+	if f.Parent == nil {
+		return ""
+	}
+	return *f.Parent
+}
+
+// read decodes the CLI's stdout until it closes, then reports the end of
+// the process.
+func (s *session) read(p *agentproc.Proc, gone chan struct{}) {
+	defer close(gone)
+	sc := agentproc.Lines(p.Stdout())
+	for sc.Scan() {
+		line := sc.Bytes()
+		var f frame
+		if err := json.Unmarshal(line, &f); err != nil || f.Type == "" {
+			if s.garbageLine(line) {
+				p.Stop(nil, 0, s.cfg.Settings.Term)
+				break
+			}
+			continue
+		}
+		s.mu.Lock()
+		s.garbage = 0
+		s.mu.Unlock()
+		s.frame(p, &f)
+	}
+	if err := sc.Err(); err != nil {
+		s.warn(fmt.Sprintf("%s: reading its output failed (%v); stopping it", s.cfg.Name, err))
+		p.Stop(nil, 0, s.cfg.Settings.Term)
+	}
+	s.died(p)
+}
+
+// garbageLine reports a line that is not stream-json; it returns true when
+// the process should be given up on.
+func (s *session) garbageLine(line []byte) bool {
+	s.mu.Lock()
+	s.garbage++
+	n, ready, hs := s.garbage, s.ready, s.hsErr
+	s.mu.Unlock()
+	snip := agentproc.Snippet(line, 200)
+	if !ready {
+		select {
+		case hs <- fmt.Sprintf("%s wrote something that is not stream-json before the handshake: %q; is %q really Claude Code?",
+			s.cfg.Name, snip, s.cfg.Command[0]):
+		default:
+		}
+		return false
+	}
+	if n <= 3 {
+		s.warn(fmt.Sprintf("%s wrote a line that is not stream-json (ignored): %q", s.cfg.Name, snip))
+	}
+	if n >= maxGarbage {
+		s.failTurn(fmt.Sprintf("%s wrote %d lines in a row that are not stream-json; stopping it (last: %q)", s.cfg.Name, n, snip))
+		return true
+	}
+	return false
+}
+
+func (s *session) warn(text string) {
+	if t := s.current(); t != nil {
+		t.Obs(core.Observation{Kind: core.ObsWarning, Text: text})
+	}
+}
+
+func (s *session) failTurn(msg string) {
+	if t := s.current(); t != nil {
+		t.End(core.AttemptFailed, msg)
+	}
+}
+
+func (s *session) current() *agentproc.Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn
+}
+
+// frame maps one frame to observations.
+func (s *session) frame(p *agentproc.Proc, f *frame) {
+	t := s.current()
+	if t != nil {
+		t.Kick()
+	}
+	switch f.Type {
+	case "control_response":
+		s.controlResponse(f)
+	case "control_request":
+		s.controlRequest(p, f)
+	case "control_cancel_request":
+		s.mu.Lock()
+		delete(s.reqs, f.RequestID)
+		s.mu.Unlock()
+		if t != nil {
+			t.Obs(core.Observation{Kind: core.ObsRequestClosed, Key: f.RequestID, Text: "withdrawn by Claude Code"})
+		}
+	case "system":
+		if f.Subtype == "init" {
+			s.initFrame(t, f)
+		}
+	case "stream_event":
+		s.activity()
+		if t != nil {
+			s.streamEvent(t, f)
+		}
+	case "assistant":
+		s.activity()
+		if t != nil {
+			s.assistant(t, f)
+		}
+	case "user":
+		if t != nil {
+			s.toolResults(t, f)
+		}
+	case "result":
+		s.result(t, f)
+	}
+}
+
+func (s *session) initFrame(t *agentproc.Turn, f *frame) {
+	s.activity()
+	s.mu.Lock()
+	if f.SessionID != "" {
+		s.sessionID = f.SessionID
+	}
+	if f.Model != "" {
+		s.model = f.Model
+	}
+	s.mu.Unlock()
+	if t != nil && f.SessionID != "" {
+		t.Obs(core.Observation{Kind: core.ObsNativeRef, Text: f.SessionID})
+	}
+}
+
+// activity means the CLI is working on a queued (steering) message: the
+// turn goes on past the last result.
+func (s *session) activity() {
+	s.mu.Lock()
+	s.stopWindow()
+	s.mu.Unlock()
+}
+
+// result ends the turn once every user line of it has its result; see
+// steerWindow.
+func (s *session) result(t *agentproc.Turn, f *frame) {
+	if t == nil || t.Ended() {
+		return
+	}
+	s.mu.Lock()
+	model := s.model
+	s.mu.Unlock()
+	t.Obs(core.Observation{Kind: core.ObsLLM, Key: "claude:" + f.SessionID + ":" + f.UUID, Title: "claude " + model,
+		TokensIn: f.Usage.In + f.Usage.CacheCreate + f.Usage.CacheRead, TokensOut: f.Usage.Out, CostUSD: f.CostUSD,
+		DurationMS: f.DurationMS})
+	s.mu.Lock()
+	s.pending--
+	s.lastRes = f
+	interrupted, pending := s.interrupt, s.pending
+	if !interrupted && pending > 0 {
+		s.stopWindow()
+		s.window = time.AfterFunc(steerWindow, func() {
+			s.mu.Lock()
+			last, cur := s.lastRes, s.turn
+			s.window = nil
+			s.mu.Unlock()
+			if cur == t && last != nil {
+				s.endTurn(t, last, false)
+			}
+		})
+	}
+	s.mu.Unlock()
+	if interrupted || pending <= 0 {
+		s.endTurn(t, f, interrupted)
+	}
+}
+
+func (s *session) endTurn(t *agentproc.Turn, f *frame, interrupted bool) {
+	s.flushOpen(t)
+	switch {
+	case interrupted:
+		t.End(core.AttemptInterrupted, "interrupted")
+	case f.Subtype == "success" && !f.IsError:
+		t.End(core.AttemptCompleted, "")
+	default:
+		msg := f.Result
+		if msg == "" && len(f.Errors) > 0 {
+			msg = fmt.Sprint(f.Errors)
+		}
+		if msg == "" {
+			msg = f.Subtype
+		}
+		t.End(core.AttemptFailed, "Claude Code: "+msg)
+	}
+}
+
+// flushOpen closes text nodes still streaming (an interrupted message).
+func (s *session) flushOpen(t *agentproc.Turn) {
+	s.mu.Lock()
+	open := s.open
+	s.open = map[string]string{}
+	s.mu.Unlock()
+	for _, key := range open {
+		t.Obs(core.Observation{Kind: core.ObsText, Key: key, Final: true})
+	}
+}

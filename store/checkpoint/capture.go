@@ -1,0 +1,319 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Checkpoint is one captured snapshot of a workspace.
+type Checkpoint struct {
+	Ref    string // refs/nexus/checkpoints/<thread>/<scope>
+	Commit string
+	Tree   string
+	// Parent is the thread's previous checkpoint ("" for its first), Base
+	// the workspace's HEAD commit at capture ("" in a shadow repository or
+	// before the first commit). Both are parents of Commit.
+	Parent, Base string
+	Files        int64 // entries in the snapshot (the whole repository's tree)
+	// Changed counts files under the workspace that differ from Parent,
+	// or from Base when there is no Parent, or all of them when neither.
+	Changed int
+	Bytes   int64 // size of the changed and new files hashed for this capture
+}
+
+// Capture snapshots the workspace's files (tracked and untracked, minus
+// ignored ones) into a commit and points refs/nexus/checkpoints/<thread>/<scope>
+// and the thread's tip at it. The user's index, HEAD, branches and stash
+// are never touched. Capturing a scope again replaces it: the new commit
+// takes the old one's parent, so the kernel may redo a capture after a
+// crash. Past Options.CaptureTimeout, MaxFiles or MaxBytes it stops, writes
+// no ref and returns a *BoundError.
+func (m *Manager) Capture(ctx context.Context, workspace, thread, scope string) (Checkpoint, error) {
+	if err := checkName(thread, false); err != nil {
+		return Checkpoint{}, err
+	}
+	if err := checkName(scope, true); err != nil {
+		return Checkpoint{}, err
+	}
+	path, err := canonical(workspace)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	defer m.lock(path)()
+	cctx, cancel := context.WithTimeoutCause(ctx, m.opts.CaptureTimeout, errTimeBound)
+	defer cancel()
+	cp, err := m.capture(cctx, path, thread, scope)
+	if err != nil && ctx.Err() == nil && context.Cause(cctx) == errTimeBound {
+		return Checkpoint{}, &BoundError{Workspace: path, Kind: BoundTime, Limit: int64(m.opts.CaptureTimeout)}
+	}
+	return cp, err
+}
+
+var errTimeBound = errors.New("checkpoint: capture time bound")
+
+func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Checkpoint, error) {
+	w, err := m.resolve(ctx, path)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	ref, tipRef := RefName(thread, scope), tipName(thread)
+	objs, err := m.objects(ctx, w, "capture", "HEAD", tipRef)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	head, tip := objs[0], objs[1]
+	base := ""
+	if head.typ == "commit" && !w.Shadow {
+		base = head.id
+	}
+	index, seeded, cleanup, err := m.tempIndex(w)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	defer cleanup()
+	if !seeded && base != "" {
+		if _, err := m.run(ctx, w.cmd("capture", index, "read-tree", base)); err != nil {
+			return Checkpoint{}, err
+		}
+	}
+	size, err := m.stage(ctx, w, index)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	tree, err := m.writeTree(ctx, w, index)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	files, err := indexEntries(index)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	// The parent is the thread's tip, unless the tip is this very scope
+	// (a capture redone after a crash): then the tip's own parent.
+	parent, parentTree := "", ""
+	if tip.typ == "commit" {
+		parent, parentTree = tip.id, tip.tree
+		if tip.trailer("Nexus-Scope") == scope {
+			parent, parentTree = tip.trailer("Nexus-Previous"), ""
+			if parent == "none" {
+				parent = ""
+			}
+		}
+	}
+	args := []string{"commit-tree", tree}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	if base != "" && base != parent {
+		args = append(args, "-p", base)
+	}
+	args = append(args, "-m", commitMessage(thread, scope, parent, base))
+	out, err := m.run(ctx, w.cmd("capture", "", args...))
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	commit := strings.TrimSpace(string(out))
+	// One transaction moves both refs; the tip only if nobody moved it.
+	var tx strings.Builder
+	fmt.Fprintf(&tx, "update %s %s\n", ref, commit)
+	if tip.typ == "" {
+		fmt.Fprintf(&tx, "create %s %s\n", tipRef, commit)
+	} else {
+		fmt.Fprintf(&tx, "update %s %s %s\n", tipRef, commit, tip.id)
+	}
+	c := w.cmd("capture", "", "update-ref", "--stdin")
+	c.stdin = strings.NewReader(tx.String())
+	if _, err := m.run(ctx, c); err != nil {
+		return Checkpoint{}, err
+	}
+	if w.Shadow {
+		// The shadow index is ours: keep the fresh stat data for next time.
+		// Losing it in a crash costs only speed.
+		_ = os.Rename(index, w.index)
+	}
+	cp := Checkpoint{Ref: ref, Commit: commit, Tree: tree, Parent: parent, Base: base, Files: files, Bytes: size}
+	against := parent
+	if against == "" {
+		against = base
+	}
+	switch {
+	case against == "":
+		cp.Changed = int(files)
+	case parentTree != tree:
+		n := 0
+		err := m.scan(ctx, w.cmd("capture", "", "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--relative", against, tree),
+			func([]byte) error { n++; return nil })
+		if err != nil {
+			return Checkpoint{}, err
+		}
+		cp.Changed = n
+	}
+	return cp, nil
+}
+
+func commitMessage(thread, scope, parent, base string) string {
+	none := func(s string) string {
+		if s == "" {
+			return "none"
+		}
+		return s
+	}
+	return fmt.Sprintf("nexus checkpoint %s %s\n\nNexus-Thread: %s\nNexus-Scope: %s\nNexus-Previous: %s\nNexus-Base: %s\n",
+		thread, scope, thread, scope, none(parent), none(base))
+}
+
+// stage makes the temporary index match the workspace's files under its
+// prefix. One ls-files pass lists what differs from the index (changed,
+// deleted and untracked files, ignored ones left out) while the bounds are
+// checked, so nothing is hashed into the repository past a bound; then
+// update-index hashes only those files. That is what `git add -A` does,
+// with the scan and the bound check in one pass. It returns the bytes of
+// content staged.
+func (m *Manager) stage(ctx context.Context, w *ws, index string) (int64, error) {
+	have, err := indexEntries(index)
+	if err != nil {
+		return 0, err
+	}
+	if have > m.opts.MaxFiles {
+		return 0, &BoundError{Workspace: w.Path, Kind: BoundFiles, Limit: m.opts.MaxFiles, Seen: have}
+	}
+	args := []string{"ls-files", "-z", "-t", "-m", "-o", "--exclude-standard"}
+	if w.exclude != "" {
+		args = append(args, "-x", w.exclude)
+	}
+	var paths bytes.Buffer
+	var size, untracked int64
+	err = m.scan(ctx, w.cmd("capture", index, args...), func(rec []byte) error {
+		if len(rec) < 3 || rec[1] != ' ' {
+			return nil
+		}
+		p := string(rec[2:])
+		if strings.HasSuffix(p, "/") {
+			// An untracked nested repository: left out, like an
+			// ignored directory (see doc.go).
+			return nil
+		}
+		if rec[0] == '?' {
+			if untracked++; have+untracked > m.opts.MaxFiles {
+				return &BoundError{Workspace: w.Path, Kind: BoundFiles, Limit: m.opts.MaxFiles, Seen: have + untracked, Path: p}
+			}
+		}
+		if st, err := os.Lstat(filepath.Join(w.Path, p)); err == nil && !st.IsDir() {
+			if size += st.Size(); size > m.opts.MaxBytes {
+				return &BoundError{Workspace: w.Path, Kind: BoundBytes, Limit: m.opts.MaxBytes, Seen: size, Path: p}
+			}
+		}
+		paths.WriteString(p)
+		paths.WriteByte(0)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if paths.Len() == 0 {
+		return 0, nil
+	}
+	c := w.cmd("capture", index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
+	c.stdin = &paths
+	_, err = m.run(ctx, c)
+	return size, err
+}
+
+// writeTree writes the temporary index as a tree. An index copied from a
+// repository in the middle of a merge may hold conflicted entries, which
+// write-tree refuses: those paths then take the work tree's content (what
+// `git add` would do) and the tree is written again.
+func (m *Manager) writeTree(ctx context.Context, w *ws, index string) (string, error) {
+	out, err := m.run(ctx, w.cmd("capture", index, "write-tree"))
+	var ge *GitError
+	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "unmerged") {
+		var paths bytes.Buffer
+		seen := map[string]bool{}
+		top := w.cmd("capture", index, "ls-files", "-z", "-u")
+		top.dir = w.Top
+		err = m.scan(ctx, top, func(rec []byte) error {
+			if _, p, ok := bytes.Cut(rec, []byte{'\t'}); ok && !seen[string(p)] {
+				seen[string(p)] = true
+				paths.Write(p)
+				paths.WriteByte(0)
+			}
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+		up := w.cmd("capture", index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
+		up.dir, up.stdin = w.Top, &paths
+		if _, err := m.run(ctx, up); err != nil {
+			return "", err
+		}
+		out, err = m.run(ctx, w.cmd("capture", index, "write-tree"))
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// object is one answer of `git cat-file --batch`.
+type object struct {
+	id, typ string // typ "" when missing
+	tree    string // of a commit
+	body    string // of a commit: its message
+}
+
+func (o object) trailer(key string) string {
+	for _, l := range strings.Split(o.body, "\n") {
+		if v, ok := strings.CutPrefix(l, key+": "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// objects looks up revisions in one git process.
+func (m *Manager) objects(ctx context.Context, w *ws, op string, revs ...string) ([]object, error) {
+	c := w.cmd(op, "", "cat-file", "--batch")
+	c.stdin = strings.NewReader(strings.Join(revs, "\n") + "\n")
+	out, err := m.run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	r := bufio.NewReader(bytes.NewReader(out))
+	objs := make([]object, len(revs))
+	for i := range revs {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: %s: short git cat-file output; check the git installation", op)
+		}
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue // "<rev> missing" or "ambiguous"
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: %s: bad git cat-file output %q", op, line)
+		}
+		data := make([]byte, n+1)
+		if _, err := io.ReadFull(r, data); err != nil {
+			return nil, fmt.Errorf("checkpoint: %s: short git cat-file output; check the git installation", op)
+		}
+		objs[i] = object{id: f[0], typ: f[1]}
+		if f[1] == "commit" {
+			hdr, body, _ := strings.Cut(string(data[:n]), "\n\n")
+			objs[i].body = body
+			if t, ok := strings.CutPrefix(hdr, "tree "); ok {
+				objs[i].tree, _, _ = strings.Cut(t, "\n")
+			}
+		}
+	}
+	return objs, nil
+}
