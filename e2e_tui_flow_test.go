@@ -226,3 +226,55 @@ func TestTUIClientLeavesRunAndNewClientSeesProgress(t *testing.T) {
 	default:
 	}
 }
+
+// TestTUIGridFourThreads: four threads streaming at once, the grid shows
+// four cells with their titles, statuses and live tails; enter zooms into
+// one and esc comes back.
+func TestTUIGridFourThreads(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	names := []string{"alpha", "beta", "gamma", "delta"}
+	ids := make([]string, len(names))
+	for i, n := range names {
+		ids[i] = e.must("thread", "new", "--title", n)
+	}
+	tt := e.startTUI(t)
+	tt.waitFor("Threads (4)")
+	for i, id := range ids {
+		e.must("send", id, "story "+names[i]+" #slow=5s", "--no-wait")
+	}
+	tt.keys("C-g")
+	var cells []string
+	for _, n := range names {
+		cells = append(cells, "╭─ "+n+" ")
+	}
+	scr := tt.waitForAll(cells...)
+	if n := strings.Count(scr, "● running"); n != 4 {
+		t.Errorf("the grid shows %d running badges, want 4:\n%s", n, scr)
+	}
+	if !strings.Contains(scr, "grid 4 · 1-4 of 4") {
+		t.Errorf("the status line does not show the grid:\n%s", scr)
+	}
+	if strings.Contains(scr, "Message →") {
+		t.Errorf("the composer is drawn under the grid:\n%s", scr)
+	}
+	// Each cell tails its own transcript to the end of the reply.
+	var tails []string
+	for _, n := range names {
+		tails = append(tails, `acted on: "story `+n+`"`)
+	}
+	tt.waitForAll(tails...)
+	tt.waitLayoutGrid(120, 40)
+
+	tt.keys("Left", "Left", "Left", "Right") // the first cell, then the second
+	tt.keys("Enter")
+	tt.waitFor("Message → beta")
+	tt.keys("Escape")
+	tt.waitForAll(cells...)
+	tt.keys("Escape")
+	tt.waitFor("Message → beta")
+	tt.keys("C-c")
+	if code := tt.waitExit(); code != "0" {
+		t.Fatalf("nexus exited with %s, want 0", code)
+	}
+}

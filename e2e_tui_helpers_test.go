@@ -149,6 +149,65 @@ func layoutProblem(scr string, w, h int) string {
 	return ""
 }
 
+// waitLayoutGrid waits until the screen shows a 2x2 grid of boxes whose
+// borders line up on every row, above the status line.
+func (tt *tmuxTUI) waitLayoutGrid(w, h int) string {
+	tt.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		scr := tt.screen()
+		p := gridLayoutProblem(scr, w, h)
+		if p == "" {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			tt.t.Fatalf("grid at %dx%d: %s; the screen is:\n%s", w, h, p, scr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// gridLayoutProblem checks a 2x2 grid: the same four border columns on
+// every row from the first box edge to the last, two box tops in the
+// first row of cells and two in the second.
+func gridLayoutProblem(scr string, w, h int) string {
+	lines := strings.Split(strings.TrimSuffix(scr, "\n"), "\n")
+	if len(lines) != h {
+		return fmt.Sprintf("%d lines, want %d", len(lines), h)
+	}
+	top := 0
+	if !strings.HasPrefix(lines[0], "╭") {
+		top = 1
+	}
+	var cols []int
+	for c := 0; c < w; c++ {
+		if r := cellAt(lines[top], c); r == '╭' || r == '╮' {
+			cols = append(cols, c)
+		}
+	}
+	if len(cols) != 4 || cols[0] != 0 || cols[3] != w-1 {
+		return fmt.Sprintf("top edge corners at columns %v", cols)
+	}
+	tops := 0
+	for i := top; i < h-1; i++ {
+		if ansi.StringWidth(lines[i]) > w {
+			return fmt.Sprintf("line %d is too wide", i)
+		}
+		for _, c := range cols {
+			if r := cellAt(lines[i], c); !strings.ContainsRune("│╭╮╰╯", r) {
+				return fmt.Sprintf("row %d column %d is %q, not a border", i, c, r)
+			}
+		}
+		if cellAt(lines[i], 0) == '╭' && cellAt(lines[i], cols[2]) == '╭' {
+			tops++
+		}
+	}
+	if tops != 2 {
+		return fmt.Sprintf("%d rows of cells, want 2", tops)
+	}
+	return ""
+}
+
 // cellAt is the character in cell column c of a plain line (0 past its
 // end).
 func cellAt(line string, c int) rune {

@@ -13,6 +13,7 @@ import (
 	"github.com/nexus-tui/nexus/core/api"
 	"github.com/nexus-tui/nexus/providers"
 	"github.com/nexus-tui/nexus/providers/builtin"
+	"github.com/nexus-tui/nexus/providers/claude"
 	"github.com/nexus-tui/nexus/store"
 	"github.com/nexus-tui/nexus/workers"
 )
@@ -48,6 +49,8 @@ func newRegistry(exec builtin.Executor) *providers.Registry {
 	for _, p := range builtin.Profiles(exec) {
 		reg.Add(p)
 	}
+	// External agents: one process per thread each (providers/agentproc).
+	reg.Add(claude.Profile("claude"))
 	return reg
 }
 

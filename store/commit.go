@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/nexus-tui/nexus/internal/failpoint"
 	"runtime"
 	"time"
 
@@ -206,10 +207,12 @@ func (s *Store) write(batch []*Pending, last uint64, hash [hashSize]byte) error 
 		_ = tx.Rollback()
 		return fmt.Errorf("store: journal write failed, nothing was recorded: %w", err)
 	}
+	failpoint.Hit("store.commit.before")
 	if err := tx.Commit(); err != nil {
 		s.checkAfterFailedCommit()
 		return fmt.Errorf("store: journal commit failed, nothing was acknowledged: %w", err)
 	}
+	failpoint.Hit("store.commit.after")
 	return nil
 }
 

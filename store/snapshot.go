@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/nexus-tui/nexus/internal/failpoint"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/zeebo/blake3"
@@ -56,6 +57,8 @@ func (s *Store) SaveSnapshot(st *core.State) error {
 	if s.closed {
 		return ErrClosed
 	}
+	failpoint.Hit("store.snapshot.before")
+	defer failpoint.Hit("store.snapshot.after")
 	return s.db.Update(func(tx *bolt.Tx) error {
 		chain, err := hashAt(tx.Bucket(bucketEvents), st.Seq)
 		if err != nil {

@@ -45,6 +45,13 @@ type KeyMap struct {
 	QuitIdle key.Binding
 	HelpIdle key.Binding
 
+	// Grid view.
+	Grid      key.Binding
+	GridLeft  key.Binding
+	GridRight key.Binding
+	GridZoom  key.Binding
+	GridBack  key.Binding
+
 	// Approval and question dialogs.
 	Allow       key.Binding
 	AllowAlways key.Binding
@@ -72,7 +79,7 @@ func DefaultKeyMap() KeyMap {
 		NextThread:   bind("alt+down", "next thread", "alt+down"),
 		PrevThread:   bind("alt+up", "previous thread", "alt+up"),
 		Interrupt:    bind("ctrl+x", "interrupt the selected thread's active run", "ctrl+x"),
-		Resume:       bind("ctrl+y", "resume the selected thread's run a host restart interrupted", "ctrl+y"),
+		Resume:       bind("ctrl+y", "resume the run a host restart interrupted", "ctrl+y"),
 		CancelDialog: bind("esc", "close the dialog", "esc"),
 
 		Send:        bind("enter", "send (mode auto: start, or steer the active run)", "enter"),
@@ -91,6 +98,12 @@ func DefaultKeyMap() KeyMap {
 		Open:     bind("enter/i", "write to the selected thread", "enter", "i"),
 		QuitIdle: bind("q", "quit", "q"),
 		HelpIdle: bind("?", "this help", "?"),
+
+		Grid:      bind("ctrl+g", "grid of 2/4/6/9 threads: open, cycle the size", "ctrl+g"),
+		GridLeft:  bind("left/h", "previous cell", "left", "h"),
+		GridRight: bind("right/l", "next cell", "right", "l"),
+		GridZoom:  bind("enter", "zoom into the thread (the normal view)", "enter"),
+		GridBack:  bind("esc", "zoomed: back to the grid; grid: normal view", "esc"),
 
 		Allow:       bind("y", "allow once", "y", "Y"),
 		AllowAlways: bind("a", "allow always", "a", "A"),
@@ -111,10 +124,11 @@ type keyGroup struct {
 func (k KeyMap) groups() []keyGroup {
 	return []keyGroup{
 		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.FocusNext, k.FocusPrev,
-			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume}},
+			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Grid}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.HistoryPrev, k.HistoryNext, k.Leave}},
 		{"Threads and transcript (not typing)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Filter, k.Open,
 			k.QuitIdle, k.HelpIdle}},
+		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, k.Up, k.Down, k.GridZoom, k.GridBack}},
 		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
 		{"New thread dialog", []key.Binding{k.NextField, k.PrevField, k.Confirm, k.CancelDialog}},
 	}

@@ -18,7 +18,10 @@ func (r rect) contains(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r
 // View.
 type layout struct {
 	banner, threads, todos, main, composer, status rect
-	tooSmall                                       bool
+	// grid and its cells, only while the grid view is shown.
+	grid     rect
+	cells    []rect
+	tooSmall bool
 }
 
 // Minimum usable size; below it the screen says so instead of overlapping.
@@ -53,6 +56,13 @@ func (m *Model) relayout() {
 		y = 1
 	}
 	l.status = rect{0, h - 1, w, 1}
+	if m.gridShown() {
+		l.grid = rect{0, y, w, h - 1 - y}
+		cols, rows := gridShape(m.grid.size, l.grid.w, l.grid.h)
+		l.cells = gridCells(l.grid, cols, rows)
+		m.lay = l
+		return
+	}
 	inputLines := clamp(m.composer.lines(), 1, max(1, min(6, h/4)))
 	l.composer = rect{0, h - 1 - (inputLines + 2), w, inputLines + 2}
 	bodyH := l.composer.y - y
@@ -110,11 +120,23 @@ func (m *Model) render() string {
 	if m.lay.banner.h > 0 {
 		put(m.lay.banner, []string{m.renderBanner(w)})
 	}
+	if m.gridShown() {
+		m.renderGrid(put)
+		put(m.lay.status, []string{m.renderStatus(w)})
+		return m.overlayDialog(screen)
+	}
 	put(m.lay.threads, m.renderThreads(m.lay.threads))
 	put(m.lay.todos, m.renderTodos(m.lay.todos))
 	put(m.lay.main, m.renderMain(m.lay.main))
 	put(m.lay.composer, m.renderComposer(m.lay.composer))
 	put(m.lay.status, []string{m.renderStatus(w)})
+	return m.overlayDialog(screen)
+}
+
+// overlayDialog draws the top dialog, centred, over the screen lines and
+// joins them.
+func (m *Model) overlayDialog(screen []string) string {
+	w, h := m.width, m.height
 	if len(m.dialogs) > 0 {
 		d := m.dialogs[len(m.dialogs)-1]
 		box := d.view(&m.st, min(w-4, 76), h-2)

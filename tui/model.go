@@ -53,6 +53,7 @@ type Model struct {
 	threads       threadsPane
 	conv          conversation
 	composer      composer
+	grid          gridState
 
 	flash   flash
 	conn    error // why the subscription is down; nil when connected
@@ -196,6 +197,9 @@ func (m *Model) applyFrame(f frameMsg) tea.Cmd {
 		}
 		if m.state.Threads[m.selected] == nil || m.state.Threads[m.selected].Archived {
 			m.selectThread(m.mostRecentThread())
+		}
+		if i := indexOf(m.visibleRows(), m.selected); m.grid.on && i >= 0 {
+			m.grid.cursor = i
 		}
 		m.seen[m.selected] = m.activity[m.selected]
 		m.relayout()

@@ -258,7 +258,12 @@ func TestThreadsFilter(t *testing.T) {
 func TestHelpListsEveryKey(t *testing.T) {
 	hs := newHarness(t, demoState(t), 200, 60)
 	hs.press("f1")
+	// The help scrolls: collect every page.
 	scr := hs.screen()
+	for range 40 {
+		hs.press("down")
+		scr += hs.screen()
+	}
 	for _, g := range hs.m.keys.groups() {
 		for _, b := range g.bindings {
 			if !strings.Contains(scr, b.Help().Desc) {

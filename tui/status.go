@@ -104,6 +104,15 @@ func (m *Model) hints() []string {
 		return []string{"esc close"}
 	case m.threads.filtering:
 		return []string{"enter keep filter · esc clear", "esc clear"}
+	case m.gridShown():
+		page := m.gridPage()
+		n := len(m.visibleRows())
+		where := "grid " + itoa(m.grid.size) + " · " + itoa(min(n, page+1)) + "-" + itoa(min(n, page+m.grid.size)) +
+			" of " + itoa(n)
+		return []string{where + " · arrows move · enter zoom · ctrl+g size · esc close · ? help",
+			where + " · enter zoom · esc close", where}
+	case m.grid.zoomed:
+		return []string{"esc back to the grid · enter send · tab panes · f1 help", "esc grid · f1 help", "f1 help"}
 	case m.focus == focusComposer:
 		return []string{"enter send · tab panes · ctrl+n new · f1 help · ctrl+c quit",
 			"tab panes · f1 help · ctrl+c quit", "f1 help"}

@@ -140,15 +140,7 @@ func (m *Model) threadLines(r threadRow, w int, selected bool) []string {
 		mark = "•"
 	}
 	label, bst := m.badge(r)
-	runs := itoa(r.th.Runs) + " run"
-	if r.th.Runs != 1 {
-		runs += "s"
-	}
-	rest := ""
-	if r.queued > 0 {
-		rest += " · +" + itoa(r.queued) + " queued"
-	}
-	rest += " · " + runs + " · " + oneLine(r.th.Provider)
+	rest := m.rowMeta(r)
 	if selected {
 		st := m.st.SelectedBlur
 		if m.focus == focusThreads {
@@ -161,6 +153,20 @@ func (m *Model) threadLines(r threadRow, w int, selected bool) []string {
 	first := " " + m.st.Unread.Render(mark) + " " + m.st.Text.Render(trunc(threadTitle(r.th), w-3))
 	second := "   " + bst.Render(label) + m.st.Muted.Render(rest)
 	return []string{first, second}
+}
+
+// rowMeta is what follows a thread's badge: queued runs, run count and
+// provider.
+func (m *Model) rowMeta(r threadRow) string {
+	runs := itoa(r.th.Runs) + " run"
+	if r.th.Runs != 1 {
+		runs += "s"
+	}
+	rest := ""
+	if r.queued > 0 {
+		rest += " · +" + itoa(r.queued) + " queued"
+	}
+	return rest + " · " + runs + " · " + oneLine(r.th.Provider)
 }
 
 // wrapStyled wraps text to width and styles each line.

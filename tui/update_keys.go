@@ -23,6 +23,14 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.threads.filtering {
 		return m.filterKey(k)
 	}
+	if m.gridShown() {
+		if cmd, ok := m.gridKey(k); ok {
+			return cmd
+		}
+	} else if m.grid.zoomed && key.Matches(k, m.keys.GridBack) {
+		m.toggleGrid()
+		return nil
+	}
 	if cmd, ok := m.globalKey(k); ok {
 		return cmd
 	}
@@ -69,6 +77,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.interrupt(), true
 	case key.Matches(k, m.keys.Resume):
 		return m.resume(), true
+	case key.Matches(k, m.keys.Grid):
+		m.toggleGrid()
 	default:
 		return nil, false
 	}
@@ -293,6 +303,10 @@ func (m *Model) handleWheel(w tea.MouseWheelMsg) {
 func (m *Model) handleClick(c tea.MouseClickMsg) {
 	mo := c.Mouse()
 	if len(m.dialogs) > 0 || mo.Button != tea.MouseLeft {
+		return
+	}
+	if m.gridShown() {
+		m.gridClick(mo.X, mo.Y)
 		return
 	}
 	switch {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/nexus-tui/nexus/internal/failpoint"
 	"strings"
 	"time"
 
@@ -174,6 +175,7 @@ func (s *stepper) execute(ctx context.Context, class, hash, pre string) (outcome
 	if err := s.rec(start); err != nil {
 		return outcome{}, errTurnGone
 	}
+	failpoint.Hit("step.started.after")
 	if s.slow > 0 {
 		select {
 		case <-time.After(s.slow):
@@ -193,6 +195,7 @@ func (s *stepper) execute(ctx context.Context, class, hash, pre string) (outcome
 		_ = s.rec(core.Observation{Kind: core.ObsStepDone, Key: s.key, Status: "cancelled", Text: "cancelled: the turn was interrupted"})
 		return outcome{}, context.Canceled
 	}
+	failpoint.Hit("step.done.before")
 	out := toolResult(c, res, res.Blake3)
 	status := "completed"
 	exit := 0

@@ -1,0 +1,20 @@
+// Package failpoint lets crash tests kill the process at named points:
+// before and after the journal commit (bbolt's fsyncs), around snapshot
+// writes, and around the start and completion of a worker step's effect.
+//
+// It is compiled in only with the build tag `failpoints`; without it Hit is
+// an empty function the compiler removes, so release builds pay nothing.
+// With the tag, NEXUS_FAILPOINT=NAME kills the process with SIGKILL the
+// first time Hit(NAME) runs, and NAME:N the N-th time. Names are listed in
+// Names; a test checks every name is hit.
+package failpoint
+
+// Names are the failpoints of nexus.
+var Names = []string{
+	"store.commit.before",   // a batch is about to be committed (before bbolt's fsyncs)
+	"store.commit.after",    // the commit returned (durable), before callers are answered
+	"store.snapshot.before", // a snapshot is about to be written
+	"store.snapshot.after",  // a snapshot was written
+	"step.started.after",    // a worker step's start is durable, before it runs
+	"step.done.before",      // a worker step ran, before its completion is journaled
+}

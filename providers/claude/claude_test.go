@@ -1,0 +1,213 @@
+package claude
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/providers"
+	"github.com/nexus-tui/nexus/providers/agentproc"
+	"github.com/nexus-tui/nexus/providers/agentproc/agenttest"
+)
+
+const wait = 10 * time.Second
+
+// fake starts the adapter on the scripted agent playing a transcript; it
+// returns the provider, the recorder and the agent's log path.
+func fake(t *testing.T, script string, set agentproc.Settings) (providers.Provider, *agenttest.Sink, string) {
+	t.Helper()
+	bin := agenttest.Scripted(t)
+	log := filepath.Join(t.TempDir(), "agent.log")
+	sink := agenttest.NewSink()
+	if set == (agentproc.Settings{}) {
+		set = agentproc.Settings{Handshake: 5 * time.Second, Grace: 2 * time.Second, Term: 2 * time.Second}
+	}
+	p := New(context.Background(), sink, Config{Name: "claude", Command: []string{bin, agenttest.Script("claude/" + script)},
+		Env: []string{"SCRIPTED_LOG=" + log}, Settings: set})
+	t.Cleanup(p.Close)
+	return p, sink, log
+}
+
+func TestTurnApprovalQuestionTodosUsage(t *testing.T) {
+	p, sink, log := fake(t, "turn.txt", agentproc.Settings{})
+	p.Handle(agenttest.StartTurn("t1", "claude", "hello"))
+	req := sink.Wait(t, wait, "the approval", agenttest.Kind(core.ObsRequest))
+	if req.Key != "perm1" || req.RequestKind != core.RequestApproval || req.Action != "command" ||
+		req.Prompt != "Allow Bash: touch x? (make x)" || req.Parent != "tu1" {
+		t.Fatalf("approval request = %+v", req)
+	}
+	p.Handle(core.Effect{Key: "R1:answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
+		Request: &core.Request{ID: "R1", Key: "perm1", Kind: core.RequestApproval, Response: core.RespAllow}})
+	q := sink.Wait(t, wait, "the question", func(o core.Observation) bool { return o.Kind == core.ObsRequest && o.Key == "ask1" })
+	if q.RequestKind != core.RequestUserInput || q.Prompt != "Which color? [red / blue]" {
+		t.Fatalf("question = %+v", q)
+	}
+	p.Handle(core.Effect{Key: "R2:answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
+		Request: &core.Request{ID: "R2", Key: "ask1", Kind: core.RequestUserInput, Response: core.RespAnswer, Answer: "blue"}})
+	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	if end.Status != core.AttemptCompleted {
+		t.Fatalf("turn ended %+v", end)
+	}
+	if got := sink.Text("m1/0"); got != "Hello" {
+		t.Errorf("streamed text = %q, want Hello (the whole assistant message must not be added twice)", got)
+	}
+	if got := sink.Text("m4/t0"); got != "All done." {
+		t.Errorf("unstreamed text = %q", got)
+	}
+	var sawRef, sawPlan, sawDone, sawLLM bool
+	for _, o := range sink.All() {
+		switch {
+		case o.Kind == core.ObsNativeRef && o.Text == "sess-1":
+			sawRef = true
+		case o.Kind == core.ObsPlan && len(o.Items) == 2 && o.Items[1].Status == "in_progress":
+			sawPlan = true
+		case o.Kind == core.ObsNode && o.Key == "tu1" && o.Status == core.NodeCompleted && o.Text == "made x":
+			sawDone = true
+		case o.Kind == core.ObsLLM && o.CostUSD == 0.0123 && o.TokensIn == 105 && o.TokensOut == 20:
+			sawLLM = true
+		}
+		if o.Thread != "t1" {
+			t.Errorf("observation without its thread: %+v", o)
+		}
+	}
+	if !sawRef || !sawPlan || !sawDone || !sawLLM {
+		t.Errorf("native ref %v, plan %v, tool done %v, usage %v\n%s", sawRef, sawPlan, sawDone, sawLLM, sink.Dump())
+	}
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	agenttest.Log(t, log)
+}
+
+func answer(key, response string) core.Effect {
+	return core.Effect{Key: key + ":answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
+		Request: &core.Request{ID: "R", Key: key, Response: response}}
+}
+
+func TestDenyThenInterrupt(t *testing.T) {
+	p, sink, log := fake(t, "deny_interrupt.txt", agentproc.Settings{})
+	p.Handle(agenttest.StartTurn("t1", "claude", "rm it"))
+	req := sink.Wait(t, wait, "the approval", agenttest.Kind(core.ObsRequest))
+	if req.Action != "write" || req.Prompt != "Allow Write: /w/a.txt?" {
+		t.Fatalf("approval = %+v", req)
+	}
+	p.Handle(answer("perm1", core.RespDeny))
+	sink.Wait(t, wait, "streamed text", func(o core.Observation) bool { return o.Kind == core.ObsText && o.Text == "working slowly" })
+	p.Handle(core.Effect{Key: "t1/1/a1:interrupt", Kind: core.EffInterrupt, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1"})
+	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	if end.Status != core.AttemptInterrupted {
+		t.Fatalf("turn ended %+v, want interrupted", end)
+	}
+	failed := sink.Wait(t, wait, "the denied tool node", func(o core.Observation) bool { return o.Kind == core.ObsNode && o.Status != "" && o.Key == "tu1" && o.Status != core.NodeRunning })
+	if failed.Status != core.NodeFailed {
+		t.Errorf("denied tool node = %+v", failed)
+	}
+	sink.Wait(t, wait, "the open text closed", func(o core.Observation) bool { return o.Kind == core.ObsText && o.Key == "m2/0" && o.Final })
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	agenttest.Log(t, log)
+}
+
+func TestSteerIsAUserLineMidTurn(t *testing.T) {
+	p, sink, log := fake(t, "steer.txt", agentproc.Settings{})
+	p.Handle(agenttest.StartTurn("t1", "claude", "start"))
+	sink.Wait(t, wait, "first text", func(o core.Observation) bool { return o.Kind == core.ObsText && o.Text == "first" })
+	p.Handle(core.Effect{Key: "t1/1:steer1", Kind: core.EffSteer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1", Text: "also this"})
+	done := sink.Wait(t, wait, "the steer effect done", agenttest.Kind(core.ObsEffectDone))
+	if done.Key != "t1/1:steer1" || done.Status != "completed" {
+		t.Fatalf("steer effect = %+v", done)
+	}
+	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	if end.Status != core.AttemptCompleted || sink.Text("m2/t0") != "second" {
+		t.Fatalf("turn ended %+v before the steering message was answered:\n%s", end, sink.Dump())
+	}
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	agenttest.Log(t, log)
+}
+
+func TestResumeByNativeRef(t *testing.T) {
+	p, sink, log := fake(t, "resume.txt", agentproc.Settings{})
+	sink.Refs["t1/claude"] = "sess-old"
+	e := agenttest.StartTurn("t1", "claude", "next")
+	e.Turn.Messages = append([]core.Message{{Role: "user", Text: "before"}, {Role: "assistant", Text: "reply"}}, e.Turn.Messages...)
+	p.Handle(e)
+	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	if end.Status != core.AttemptCompleted {
+		t.Fatalf("turn ended %+v", end)
+	}
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	if l := agenttest.Log(t, log); !strings.Contains(l, "--resume sess-old") {
+		t.Fatalf("the CLI was not started with --resume sess-old:\n%s", l)
+	}
+}
+
+// TestLifecycleFailures: each broken agent gives a clear error on the
+// thread within the handshake deadline, and the session ends FAILED.
+func TestLifecycleFailures(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   []string
+	}{
+		{"garbage.txt", []string{"not stream-json before the handshake", "this is not json at all"}},
+		{"exit.txt", []string{"exited with status 3", "invalid API key", "before answering initialize"}},
+		{"hang.txt", []string{"did not answer initialize within 1s"}},
+		{"die.txt", []string{"exited with status 7", "out of cheese"}},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			p, sink, _ := fake(t, tc.script, agentproc.Settings{Handshake: time.Second, Grace: time.Second, Term: time.Second})
+			start := time.Now()
+			p.Handle(agenttest.StartTurn("t1", "claude", "hi"))
+			end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+			if end.Status != core.AttemptFailed {
+				t.Fatalf("turn ended %+v", end)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(end.Error, w) {
+					t.Errorf("error %q does not say %q", end.Error, w)
+				}
+			}
+			sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("it took %s to report the failure", d)
+			}
+		})
+	}
+}
+
+func TestMissingCommandSaysWhatToInstall(t *testing.T) {
+	sink := agenttest.NewSink()
+	p := New(context.Background(), sink, Config{Name: "claude", Command: []string{"claude-not-installed-here"},
+		Settings: agentproc.Settings{Handshake: time.Second}})
+	defer p.Close()
+	p.Handle(agenttest.StartTurn("t1", "claude", "hi"))
+	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	if !strings.Contains(end.Error, "not on PATH") || !strings.Contains(end.Error, "npm install -g @anthropic-ai/claude-code") {
+		t.Fatalf("error = %q", end.Error)
+	}
+}
+
+// TestWatchdogAndKillEscalation: a silent turn gets a warning; stopping
+// an agent that ignores SIGTERM ends with SIGKILL within the deadlines.
+func TestWatchdogAndKillEscalation(t *testing.T) {
+	p, sink, _ := fake(t, "stubborn.txt", agentproc.Settings{Handshake: 5 * time.Second, Silence: 300 * time.Millisecond,
+		Grace: 300 * time.Millisecond, Term: 300 * time.Millisecond})
+	p.Handle(agenttest.StartTurn("t1", "claude", "hi"))
+	w := sink.Wait(t, wait, "the silence warning", agenttest.Kind(core.ObsWarning))
+	if !strings.Contains(w.Text, "has sent nothing for 300ms") || !strings.Contains(w.Text, "nexus interrupt t1") {
+		t.Fatalf("warning = %q", w.Text)
+	}
+	start := time.Now()
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("stop took %s", d)
+	}
+	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	if end.Status != core.AttemptInterrupted {
+		t.Errorf("turn ended %+v", end)
+	}
+}
