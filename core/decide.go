@@ -119,6 +119,8 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 		rej = t.fork(c)
 	case CmdProviderSwitch:
 		rej = t.switchProvider(c)
+	case CmdRollbackToRun:
+		rej = t.rollback(c)
 	default:
 		return nil, nil, nil, refuse("%s is not available in this version of nexus", c.Kind)
 	}
@@ -167,9 +169,12 @@ func checkRefs(st *State, c *Command) error {
 		if st.RunByOrdinal(c.Thread, c.Run) == nil {
 			return refuse("thread %s has no run %d", c.Thread, c.Run)
 		}
-	case CmdThreadFork:
+	case CmdThreadFork, CmdRollbackToRun:
 		if c.Run > 0 && st.RunByOrdinal(c.Thread, c.Run) == nil {
 			return refuse("thread %s has no run %d", c.Thread, c.Run)
+		}
+		if c.Run < 0 {
+			return refuse("run %d is not a run number", c.Run)
 		}
 	}
 	return nil

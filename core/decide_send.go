@@ -8,6 +8,16 @@ func (t *tx) send(c *Command) *Rejection {
 	}
 	active := t.st.ActiveRun(th.ID)
 	mode := c.Mode
+	if active != nil && (active.Finishing != "" || active.AwaitBase) {
+		// The run's turn is over (or not begun): only its checkpoint is
+		// pending. Nothing can be folded into it; a follow-up waits.
+		switch mode {
+		case "", ModeAuto, ModeQueue:
+			mode = ModeQueue
+		default:
+			return reject(ReasonInvalidState, "run %d is capturing its workspace checkpoint; send with --mode queue or wait", active.Ordinal)
+		}
+	}
 	if mode == "" || mode == ModeAuto {
 		switch {
 		case active == nil:
@@ -108,11 +118,26 @@ func (t *tx) startRun(r Run, reason string) {
 	} else {
 		t.setSession(r.Thread, SessRunning, "", r.ID)
 	}
-	turn := t.st.TurnFor(&r, reason)
+	if t.needBase(th) {
+		// The baseline comes first: the agent must not touch the files
+		// before the workspace as it was is captured.
+		rc := *t.st.Runs[r.ID]
+		rc.AwaitBase = true
+		t.putRun(rc)
+		t.captureEffect(th, r.ID, ScopeBase, 0)
+	} else {
+		t.startTurnEffect(t.st.Runs[r.ID], t.st.Attempts[a.ID])
+	}
+	t.refreshThread(r.Thread)
+}
+
+// startTurnEffect asks the provider to run an attempt.
+func (t *tx) startTurnEffect(r *Run, a *Attempt) {
+	th := t.st.Threads[r.Thread]
+	turn := t.st.TurnFor(r, a.Reason)
 	turn.Workspace = th.Workspace
 	t.effect(Effect{Key: a.ID + ":turn", Kind: EffStartTurn, Class: ClassIrreversible,
 		Thread: r.Thread, Run: r.ID, Attempt: a.ID, Provider: th.Provider, Turn: turn}, true)
-	t.refreshThread(r.Thread)
 }
 
 // requestInterrupt asks the provider to end the current attempt, with a
@@ -248,6 +273,9 @@ func (t *tx) resume(c *Command) *Rejection {
 		}
 	}
 	for _, id := range threads {
+		if t.resumeOps(id) {
+			continue
+		}
 		if rec := t.recoverableRun(id); rec != nil {
 			t.startAttempt(rec.ID, ReasonProviderRecovery)
 			if t.receipt.Run == "" {

@@ -152,7 +152,8 @@ func (h *harness) do(t *testing.T, line string) string {
 		run, _ := strconv.Atoi(args["run"])
 		c := &Command{ID: id, Kind: args["kind"], At: h.clock, Thread: args["thread"], NewThread: args["new"],
 			Run: run, Request: args["request"], Text: args["text"], Mode: args["mode"], Title: args["title"],
-			Provider: args["provider"], HoldQueue: args["hold"] == "true", Response: args["response"], Answer: args["answer"]}
+			Provider: args["provider"], HoldQueue: args["hold"] == "true", Response: args["response"], Answer: args["answer"],
+			Workspace: args["workspace"]}
 		c.Caps = capsFrom(args["caps"])
 		in.Command = c
 	case "obs":
@@ -252,6 +253,12 @@ func describe(ev *Event) string {
 		if r.Reply != "" {
 			s += fmt.Sprintf(" reply=%q", r.Reply)
 		}
+		if r.Finishing != "" {
+			s += " finishing=" + r.Finishing
+		}
+		if r.AwaitBase {
+			s += " await-base"
+		}
 		if r.Error != "" {
 			s += fmt.Sprintf(" error=%q", r.Error)
 		}
@@ -279,6 +286,13 @@ func describe(ev *Event) string {
 		s += fmt.Sprintf(" %s %s", p.Effect.Key, p.Effect.Status)
 		if p.Effect.Kind == EffWorkerStep {
 			s += fmt.Sprintf(" class=%s target=%q hash=%s exit=%d", p.Effect.Class, p.Effect.Target, p.Effect.Hash, p.Effect.Exit)
+		}
+	case p.Checkpoint != nil:
+		s += fmt.Sprintf(" %s %s commit=%s", p.Checkpoint.ID, p.Checkpoint.Status, p.Checkpoint.Commit)
+	case p.Operation != nil:
+		s += fmt.Sprintf(" %s step=%s %s", p.Operation.ID, p.Operation.Step, p.Operation.Status)
+		if p.Operation.Detail != "" {
+			s += fmt.Sprintf(" %q", p.Operation.Detail)
 		}
 	case p.Transfer != nil:
 		s += fmt.Sprintf(" %s %s->%s run=%d", p.Transfer.Kind, p.Transfer.From, p.Transfer.To, p.Transfer.Run)
@@ -325,6 +339,9 @@ func describeEffect(e *Effect) string {
 	}
 	if e.Request != nil {
 		s += " request=" + e.Request.ID + " response=" + e.Request.Response
+	}
+	if e.Scope != "" || e.Commit != "" {
+		s += fmt.Sprintf(" scope=%s commit=%s", e.Scope, e.Commit)
 	}
 	return s
 }

@@ -120,6 +120,15 @@ func (t *tx) recover() {
 		if r == nil {
 			continue
 		}
+		if r.Finishing != "" || r.AwaitBase {
+			// A capture was in flight: it is idempotent, ask again.
+			scope, n := RunScope(r.Ordinal), r.Ordinal
+			if r.AwaitBase {
+				scope, n = ScopeBase, 0
+			}
+			t.captureEffect(th, r.ID, scope, n)
+			continue
+		}
 		a := t.st.CurrentAttempt(r)
 		if a != nil {
 			t.completeEffect(a.ID+":turn", "unknown", "host restarted before the turn ended")

@@ -11,8 +11,15 @@ func (t *tx) observe(o *Observation) {
 		t.observeSession(o)
 		return
 	}
-	if o.Kind == ObsEffectDone {
+	switch o.Kind {
+	case ObsEffectDone:
 		t.completeEffect(o.Key, orDefault(o.Status, "completed"), o.Text)
+		return
+	case ObsCheckpoint:
+		t.observeCheckpoint(o)
+		return
+	case ObsRestored:
+		t.observeRestored(o)
 		return
 	}
 	r := t.st.Runs[o.Run]
@@ -217,6 +224,18 @@ func (t *tx) endAttempt(r *Run, attemptStatus, runStatus, errText string) {
 	c.Reply = t.replyOf(&c)
 	if runStatus != RunCompleted {
 		c.Error = errText
+	}
+	th := t.st.Threads[r.Thread]
+	if checkpointsOn(th) {
+		// The completion barrier: the run stays active until its
+		// checkpoint is captured (or recorded missing or in error).
+		c.Status, c.Finishing, c.EndedAt = r.Status, runStatus, 0
+		if c.Status == RunWaiting {
+			c.Status = RunRunning
+		}
+		t.putRun(c)
+		t.captureEffect(th, r.ID, RunScope(r.Ordinal), r.Ordinal)
+		return
 	}
 	t.putRun(c)
 	t.refreshThread(r.Thread)

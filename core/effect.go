@@ -9,6 +9,8 @@ const (
 	EffAnswer      = "answer"       // deliver a request response to the provider
 	EffStopSession = "stop_session" // stop the provider runtime of a thread
 	EffTimer       = "timer"        // call back with TimerFired at Deadline
+	EffCheckpoint  = "checkpoint"   // capture the workspace into a checkpoint (Scope, Workspace, Commit = parent)
+	EffRestore     = "restore"      // make the workspace's files equal a checkpoint (Commit); Key is the operation
 	// EffWorkerStep is the kind of the two-phase record of a worker step
 	// the built-in agent runs (journaled through step.started/step.done).
 	EffWorkerStep = "worker_step"
@@ -33,6 +35,11 @@ type Effect struct {
 	Request *Request `json:"request,omitempty"`
 	// Deadline (unix nanos) is set for timer.
 	Deadline int64 `json:"deadline,omitempty"`
+	// Checkpoints: the scope, the workspace and a commit (the parent for a
+	// capture, the target for a restore).
+	Scope     string `json:"scope,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
+	Commit    string `json:"commit,omitempty"`
 }
 
 // Turn is everything a provider needs to run one attempt: the conversation

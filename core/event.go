@@ -30,6 +30,7 @@ type Payload struct {
 	Handoff        *Handoff        `json:"handoff,omitempty" msgpack:"ho,omitempty"`
 	Transfer       *Transfer       `json:"transfer,omitempty" msgpack:"tr,omitempty"`
 	Checkpoint     *Checkpoint     `json:"checkpoint,omitempty" msgpack:"cp,omitempty"`
+	Operation      *Operation      `json:"operation,omitempty" msgpack:"op,omitempty"`
 	Effect         *EffectRecord   `json:"effect,omitempty" msgpack:"ef,omitempty"`
 	Rejection      *Rejection      `json:"rejection,omitempty" msgpack:"rj,omitempty"`
 	Receipt        *Receipt        `json:"receipt,omitempty" msgpack:"rc,omitempty"`
@@ -53,6 +54,7 @@ const (
 	EvHandoffRecorded = "handoff.recorded"
 	EvTransferUpdated = "transfer.updated"
 	EvCheckpoint      = "checkpoint.updated"
+	EvOperation       = "operation.updated"
 	EvEffectStarted   = "effect.started"
 	EvEffectCompleted = "effect.completed"
 	EvCommandRejected = "command.rejected"
@@ -71,6 +73,7 @@ type Receipt struct {
 	Ordinal int        `json:"ordinal,omitempty" msgpack:"o,omitempty"`
 	Request string     `json:"request,omitempty" msgpack:"rq,omitempty"`
 	Mode    string     `json:"mode,omitempty" msgpack:"m,omitempty"`
+	Op      string     `json:"operation,omitempty" msgpack:"op,omitempty"`
 	Seq     uint64     `json:"seq" msgpack:"q"`
 	Reject  *Rejection `json:"rejection,omitempty" msgpack:"rj,omitempty"`
 }

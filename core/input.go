@@ -30,6 +30,8 @@ const (
 	ObsLLM           = "llm"            // a model call answered (Key: request hash, Text: response, Title: model, usage)
 	ObsStepStarted   = "step.started"   // a worker step is about to run (Key: idempotency key, Action, Class, Title, Hash, PreHash)
 	ObsStepDone      = "step.done"      // a worker step ended (Key, Status, Text: output, Exit, Hash)
+	ObsCheckpoint    = "checkpoint"     // a capture ended (Key: scope, Status ready|missing|error, Hash: commit, Title: ref, Error)
+	ObsRestored      = "restored"       // a restore ended (Key: operation, Status completed|failed, Text: what changed, Error)
 )
 
 // Observation is a fact reported by a provider or an effect executor. The

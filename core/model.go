@@ -138,12 +138,18 @@ type Run struct {
 	InterruptRequested bool `json:"interruptRequested,omitempty" msgpack:"ir,omitempty"`
 	// RestartPending is set when a steering restart waits for the current
 	// attempt to end.
-	RestartPending bool   `json:"restartPending,omitempty" msgpack:"rp,omitempty"`
-	Reply          string `json:"reply,omitempty" msgpack:"rl,omitempty"`
-	Error          string `json:"error,omitempty" msgpack:"er,omitempty"`
-	CreatedAt      int64  `json:"createdAt" msgpack:"ct"`
-	StartedAt      int64  `json:"startedAt,omitempty" msgpack:"sa,omitempty"`
-	EndedAt        int64  `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
+	RestartPending bool `json:"restartPending,omitempty" msgpack:"rp,omitempty"`
+	// Finishing holds the status the run takes once its completion
+	// barrier's checkpoint is captured (or recorded missing).
+	Finishing string `json:"finishing,omitempty" msgpack:"fi,omitempty"`
+	// AwaitBase holds run 1's first turn until the pre-run baseline
+	// checkpoint of the workspace is captured.
+	AwaitBase bool   `json:"awaitBase,omitempty" msgpack:"ab,omitempty"`
+	Reply     string `json:"reply,omitempty" msgpack:"rl,omitempty"`
+	Error     string `json:"error,omitempty" msgpack:"er,omitempty"`
+	CreatedAt int64  `json:"createdAt" msgpack:"ct"`
+	StartedAt int64  `json:"startedAt,omitempty" msgpack:"sa,omitempty"`
+	EndedAt   int64  `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
 }
 
 // Attempt is one provider-turn attempt of a run.
@@ -272,7 +278,42 @@ type Checkpoint struct {
 	Status string `json:"status" msgpack:"s"` // ready, missing, error, stale
 	Ref    string `json:"ref,omitempty" msgpack:"rf,omitempty"`
 	Reason string `json:"reason,omitempty" msgpack:"re,omitempty"`
+	Commit string `json:"commit,omitempty" msgpack:"cm,omitempty"`
 }
+
+// Operation is a journaled multi-step operation (a rollback): its current
+// step survives a crash, so `nexus resume` finishes it.
+type Operation struct {
+	ID     string `json:"id" msgpack:"id"`
+	Kind   string `json:"kind" msgpack:"k"` // rollback
+	Thread string `json:"thread" msgpack:"th"`
+	ToRun  int    `json:"toRun" msgpack:"tr"`
+	Step   string `json:"step" msgpack:"st"`  // provider, files, mark, done
+	Status string `json:"status" msgpack:"s"` // running, completed, partial, refused
+	Detail string `json:"detail,omitempty" msgpack:"d,omitempty"`
+	Commit string `json:"commit,omitempty" msgpack:"cm,omitempty"`
+}
+
+// Operation statuses and rollback steps.
+const (
+	OpRunning   = "running"
+	OpCompleted = "completed"
+	OpPartial   = "partial"
+	OpRefused   = "refused"
+
+	StepProvider = "provider"
+	StepFiles    = "files"
+	StepMark     = "mark"
+	StepDone     = "done"
+)
+
+// Checkpoint statuses.
+const (
+	CkReady   = "ready"
+	CkMissing = "missing"
+	CkError   = "error"
+	CkStale   = "stale"
+)
 
 // EffectRecord is the journaled two-phase record of an effect.
 type EffectRecord struct {

@@ -25,6 +25,7 @@ type State struct {
 	Handoffs        map[string]*Handoff        `json:"handoffs" msgpack:"handoffs"`
 	Transfers       map[string]*Transfer       `json:"transfers" msgpack:"transfers"`
 	Checkpoints     map[string]*Checkpoint     `json:"checkpoints" msgpack:"checkpoints"`
+	Operations      map[string]*Operation      `json:"operations" msgpack:"operations"`
 	Effects         map[string]*EffectRecord   `json:"effects" msgpack:"effects"`
 	Receipts        map[string]*Receipt        `json:"receipts" msgpack:"receipts"`
 	// RequestCount numbers request ids (R1, R2, ...).
@@ -82,6 +83,9 @@ func (st *State) init() {
 	}
 	if st.Checkpoints == nil {
 		st.Checkpoints = map[string]*Checkpoint{}
+	}
+	if st.Operations == nil {
+		st.Operations = map[string]*Operation{}
 	}
 	if st.Effects == nil {
 		st.Effects = map[string]*EffectRecord{}
@@ -164,6 +168,7 @@ func (st *State) Clone() *State {
 	c.Handoffs = cloneMap(st.Handoffs)
 	c.Transfers = cloneMap(st.Transfers)
 	c.Checkpoints = cloneMap(st.Checkpoints)
+	c.Operations = cloneMap(st.Operations)
 	c.Effects = cloneMap(st.Effects)
 	c.Receipts = cloneMap(st.Receipts)
 	c.Reindex()
@@ -242,6 +247,9 @@ func (st *State) Apply(ev *Event) error {
 	}
 	if p.Checkpoint != nil {
 		st.Checkpoints[p.Checkpoint.ID] = p.Checkpoint
+	}
+	if p.Operation != nil {
+		st.Operations[p.Operation.ID] = p.Operation
 	}
 	if p.Effect != nil {
 		st.Effects[p.Effect.Key] = p.Effect

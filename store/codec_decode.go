@@ -125,6 +125,10 @@ func decRun(r *reader) *core.Run {
 			v.Recoverable = r.bool()
 		case "ir":
 			v.InterruptRequested = r.bool()
+		case "fi":
+			v.Finishing = r.str()
+		case "ab":
+			v.AwaitBase = r.bool()
 		case "rp":
 			v.RestartPending = r.bool()
 		case "rl":
@@ -300,6 +304,8 @@ func decPayload(r *reader, p *core.Payload) {
 			p.Transfer = decTransfer(r)
 		case "cp":
 			p.Checkpoint = decCheckpoint(r)
+		case "op":
+			p.Operation = decOperation(r)
 		case "ef":
 			p.Effect = decEffect(r)
 		case "rj":

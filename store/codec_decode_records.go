@@ -180,6 +180,39 @@ func decCheckpoint(r *reader) *core.Checkpoint {
 			v.Ref = r.str()
 		case "re":
 			v.Reason = r.str()
+		case "cm":
+			v.Commit = r.str()
+		default:
+			r.skip()
+		}
+	}
+	return v
+}
+
+func decOperation(r *reader) *core.Operation {
+	n, ok := r.mapLen()
+	if !ok {
+		return nil
+	}
+	v := new(core.Operation)
+	for ; n > 0 && r.err == nil; n-- {
+		switch r.str() {
+		case "id":
+			v.ID = r.str()
+		case "k":
+			v.Kind = r.str()
+		case "th":
+			v.Thread = r.str()
+		case "tr":
+			v.ToRun = int(r.int())
+		case "st":
+			v.Step = r.str()
+		case "s":
+			v.Status = r.str()
+		case "d":
+			v.Detail = r.str()
+		case "cm":
+			v.Commit = r.str()
 		default:
 			r.skip()
 		}
@@ -265,6 +298,8 @@ func decReceipt(r *reader) *core.Receipt {
 			v.Ordinal = int(r.int())
 		case "rq":
 			v.Request = r.str()
+		case "op":
+			v.Op = r.str()
 		case "m":
 			v.Mode = r.str()
 		case "q":

@@ -70,6 +70,8 @@ func encRun(e *enc, r *core.Run) {
 	o.boolOmit("rc", r.Recoverable)
 	o.boolOmit("ir", r.InterruptRequested)
 	o.boolOmit("rp", r.RestartPending)
+	o.strOmit("fi", r.Finishing)
+	o.boolOmit("ab", r.AwaitBase)
 	o.strOmit("rl", r.Reply)
 	o.strOmit("er", r.Error)
 	o.int("ct", r.CreatedAt)
@@ -243,6 +245,24 @@ func encCheckpoint(e *enc, c *core.Checkpoint) {
 	o.str("s", c.Status)
 	o.strOmit("rf", c.Ref)
 	o.strOmit("re", c.Reason)
+	o.strOmit("cm", c.Commit)
+	o.end()
+}
+
+func encOperation(e *enc, op *core.Operation) {
+	if op == nil {
+		e.nil()
+		return
+	}
+	o := e.obj()
+	o.str("id", op.ID)
+	o.str("k", op.Kind)
+	o.str("th", op.Thread)
+	o.int("tr", int64(op.ToRun))
+	o.str("st", op.Step)
+	o.str("s", op.Status)
+	o.strOmit("d", op.Detail)
+	o.strOmit("cm", op.Commit)
 	o.end()
 }
 
@@ -291,6 +311,7 @@ func encReceipt(e *enc, c *core.Receipt) {
 	o.intOmit("o", int64(c.Ordinal))
 	o.strOmit("rq", c.Request)
 	o.strOmit("m", c.Mode)
+	o.strOmit("op", c.Op)
 	o.uint("q", c.Seq)
 	if c.Reject != nil {
 		o.key("rj")
@@ -364,6 +385,10 @@ func encPayload(e *enc, p *core.Payload) {
 	if p.Checkpoint != nil {
 		o.key("cp")
 		encCheckpoint(e, p.Checkpoint)
+	}
+	if p.Operation != nil {
+		o.key("op")
+		encOperation(e, p.Operation)
 	}
 	if p.Effect != nil {
 		o.key("ef")

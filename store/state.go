@@ -43,6 +43,8 @@ func EncodeState(st *core.State) ([]byte, error) {
 	encMap(e, st.Transfers, encTransfer)
 	o.key("checkpoints")
 	encMap(e, st.Checkpoints, encCheckpoint)
+	o.key("operations")
+	encMap(e, st.Operations, encOperation)
 	o.key("effects")
 	encMap(e, st.Effects, encEffect)
 	o.key("receipts")
@@ -105,6 +107,8 @@ func DecodeState(b []byte) (*core.State, error) {
 			st.Transfers = decMap(r, decTransfer)
 		case "checkpoints":
 			st.Checkpoints = decMap(r, decCheckpoint)
+		case "operations":
+			st.Operations = decMap(r, decOperation)
 		case "effects":
 			st.Effects = decMap(r, decEffect)
 		case "receipts":

@@ -189,7 +189,9 @@ func (m *Manager) stage(ctx context.Context, w *ws, index string) (int64, error)
 	if w.exclude != "" {
 		args = append(args, "-x", w.exclude)
 	}
-	var paths bytes.Buffer
+	// Changed paths go first: a tracked file that became a directory must
+	// leave the index before the files inside it come in.
+	var changed, untrackedPaths bytes.Buffer
 	var size, untracked int64
 	err = m.scan(ctx, w.cmd("capture", index, args...), func(rec []byte) error {
 		if len(rec) < 3 || rec[1] != ' ' {
@@ -211,18 +213,22 @@ func (m *Manager) stage(ctx context.Context, w *ws, index string) (int64, error)
 				return &BoundError{Workspace: w.Path, Kind: BoundBytes, Limit: m.opts.MaxBytes, Seen: size, Path: p}
 			}
 		}
-		paths.WriteString(p)
-		paths.WriteByte(0)
+		buf := &changed
+		if rec[0] == '?' {
+			buf = &untrackedPaths
+		}
+		buf.WriteString(p)
+		buf.WriteByte(0)
 		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
-	if paths.Len() == 0 {
+	if changed.Len()+untrackedPaths.Len() == 0 {
 		return 0, nil
 	}
 	c := w.cmd("capture", index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
-	c.stdin = &paths
+	c.stdin = io.MultiReader(&changed, &untrackedPaths)
 	_, err = m.run(ctx, c)
 	return size, err
 }

@@ -106,8 +106,9 @@ func (m *Manager) restore(ctx context.Context, w *ws, commit string) (Restored, 
 			}
 			r.Written = append(r.Written, write...)
 			mark(tried, write)
-			if hasIgnoreFile(write) {
-				// Decide what to remove under the checkpoint's ignore rules.
+			if hasIgnoreFile(write) || overlaps(write, remove) {
+				// List again before removing: under the checkpoint's ignore
+				// rules, and after files and directories swapped places.
 				continue
 			}
 		}
@@ -234,6 +235,10 @@ func removeFiles(root string, paths []string) (removed, below []string, err erro
 			below = append(below, p)
 			continue
 		}
+		if st, err := os.Lstat(full); err == nil && st.IsDir() {
+			below = append(below, p) // never remove a directory with what is in it
+			continue
+		}
 		if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return removed, below, fmt.Errorf("checkpoint: restore cannot remove %s: %w; fix its permissions and restore again", full, err)
 		}
@@ -266,6 +271,29 @@ func underRealDirs(root, full string) bool {
 		}
 	}
 	return true
+}
+
+// overlaps reports whether a path to remove is, contains or lies inside a
+// path just written: a file that became a directory or the reverse.
+func overlaps(written, remove []string) bool {
+	files, dirs := map[string]bool{}, map[string]bool{}
+	for _, p := range written {
+		files[p] = true
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	for _, p := range remove {
+		if files[p] || dirs[p] {
+			return true
+		}
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if files[d] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasIgnoreFile(paths []string) bool {

@@ -137,7 +137,9 @@ func (m *Manager) resolve(ctx context.Context, path string) (*ws, error) {
 	}
 	if w.Prefix != "" {
 		// Exit 0: the directory is ignored and holds no tracked file.
-		_, err := m.run(ctx, w.cmd("open workspace", "", "check-ignore", "-q", "./"))
+		c := w.cmd("open workspace", "", "check-ignore", "-q", "./")
+		c.env = append(c.env, "GIT_LITERAL_PATHSPECS=0") // check-ignore refuses pathspec magic
+		_, err := m.run(ctx, c)
 		if err == nil {
 			return m.initShadow(ctx, path, shadow)
 		}

@@ -1,0 +1,205 @@
+package core
+
+import "fmt"
+
+// Workspace checkpoints (DESIGN.md §8). A thread with a workspace captures
+// a baseline before its first turn and a checkpoint at the completion
+// barrier of every run: the run becomes terminal only once its checkpoint
+// is captured or recorded missing or in error.
+
+// ScopeBase is the scope of the pre-run baseline; runs use RunScope.
+const ScopeBase = "base"
+
+// RunScope is the checkpoint scope of run n.
+func RunScope(n int) string { return "run" + itoa(n) }
+
+// CheckpointID is the id of a thread's checkpoint for a scope.
+func CheckpointID(thread, scope string) string { return thread + "/cp/" + scope }
+
+func checkpointsOn(th *Thread) bool { return th != nil && th.Workspace != "" }
+
+// lastCommit is the newest ready checkpoint commit of a thread before run
+// n (the parent of run n's checkpoint), or "".
+func (st *State) lastCommit(thread string, n int) string {
+	for i := n - 1; i >= 1; i-- {
+		if c := st.Checkpoints[CheckpointID(thread, RunScope(i))]; c != nil && c.Status == CkReady {
+			return c.Commit
+		}
+	}
+	if c := st.Checkpoints[CheckpointID(thread, ScopeBase)]; c != nil && c.Status == CkReady {
+		return c.Commit
+	}
+	return ""
+}
+
+// captureEffect asks for a checkpoint of a thread's workspace.
+func (t *tx) captureEffect(th *Thread, run, scope string, ordinal int) {
+	t.effect(Effect{Key: CheckpointID(th.ID, scope) + ":capture", Kind: EffCheckpoint, Class: ClassIdempotent,
+		Thread: th.ID, Run: run, Scope: scope, Workspace: th.Workspace, Commit: t.st.lastCommit(th.ID, ordinal)},
+		t.st.Effects[CheckpointID(th.ID, scope)+":capture"] == nil)
+}
+
+// needBase reports whether a run must wait for the thread's baseline.
+func (t *tx) needBase(th *Thread) bool {
+	return checkpointsOn(th) && t.st.Checkpoints[CheckpointID(th.ID, ScopeBase)] == nil
+}
+
+// observeCheckpoint records a capture's outcome and releases what waited
+// on it: run 1's first turn, or a run's completion barrier.
+func (t *tx) observeCheckpoint(o *Observation) {
+	th := t.st.Threads[o.Thread]
+	if th == nil || o.Key == "" {
+		return
+	}
+	t.completeEffect(CheckpointID(th.ID, o.Key)+":capture", orDefault(o.Status, CkReady), o.Hash)
+	c := Checkpoint{ID: CheckpointID(th.ID, o.Key), Thread: th.ID, Scope: o.Key, Status: orDefault(o.Status, CkReady),
+		Ref: o.Title, Commit: o.Hash, Reason: o.Error}
+	if o.Key != ScopeBase {
+		fmt.Sscanf(o.Key, "run%d", &c.Run)
+	}
+	if cur := t.st.Checkpoints[c.ID]; cur == nil || *cur != c {
+		t.emit(EvCheckpoint, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Checkpoint: &c}})
+	}
+	if o.Key == ScopeBase {
+		if r := t.st.ActiveRun(th.ID); r != nil && r.AwaitBase {
+			rc := *r
+			rc.AwaitBase = false
+			t.putRun(rc)
+			t.startTurnEffect(&rc, t.st.CurrentAttempt(&rc))
+		}
+		return
+	}
+	if r := t.st.RunByOrdinal(th.ID, c.Run); r != nil && r.Finishing != "" {
+		t.finishRun(r)
+	}
+}
+
+// finishRun makes a run terminal once its barrier is through.
+func (t *tx) finishRun(r *Run) {
+	c := *r
+	c.Status, c.Finishing, c.EndedAt = r.Finishing, "", t.at
+	t.putRun(c)
+	t.refreshThread(r.Thread)
+	t.startNext(r.Thread)
+}
+
+// rollback starts `rollback.to_run`: a journaled operation that first lets
+// the provider side refuse, then restores the files, then marks later runs
+// rolled_back and later checkpoints stale.
+func (t *tx) rollback(c *Command) *Rejection {
+	th := t.st.Threads[c.Thread]
+	if !checkpointsOn(th) {
+		return reject(ReasonUnsupported, "thread %s has no workspace checkpoints to roll back to", th.ID)
+	}
+	for _, r := range t.st.RunsOf(th.ID) {
+		if r.Status == RunRunning || r.Status == RunWaiting || r.Finishing != "" {
+			return reject(ReasonInvalidState, "run %d is active; interrupt it before rolling back", r.Ordinal)
+		}
+		if r.Recoverable {
+			return reject(ReasonInvalidState, "run %d was interrupted by a restart; resume or interrupt it first", r.Ordinal)
+		}
+	}
+	for _, op := range t.st.Operations {
+		if op.Thread == th.ID && op.Status == OpRunning {
+			return reject(ReasonInvalidState, "%s of thread %s is still in progress; finish it with `nexus resume %s`", op.ID, th.ID, th.ID)
+		}
+	}
+	scope := ScopeBase
+	if c.Run > 0 {
+		scope = RunScope(c.Run)
+		if r := t.st.RunByOrdinal(th.ID, c.Run); r.Status == RunRolledBack {
+			return reject(ReasonInvalidState, "run %d is rolled back already", c.Run)
+		}
+	}
+	cp := t.st.Checkpoints[CheckpointID(th.ID, scope)]
+	if cp == nil || cp.Status != CkReady {
+		status := "missing"
+		if cp != nil {
+			status = cp.Status + ": " + cp.Reason
+		}
+		return reject(ReasonInvalidState, "the checkpoint of %s is not ready (%s); nothing was changed", scope, status)
+	}
+	n := 1
+	for _, op := range t.st.Operations {
+		if op.Thread == th.ID {
+			n++
+		}
+	}
+	op := Operation{ID: fmt.Sprintf("%s/rollback%d", th.ID, n), Kind: "rollback", Thread: th.ID, ToRun: c.Run,
+		Step: StepProvider, Status: OpRunning, Commit: cp.Commit}
+	t.putOp(op)
+	t.receipt.Op = op.ID
+	// The built-in agent and every provider that rebuilds its context from
+	// the journal accept at once: rolled-back runs leave its context.
+	op.Step = StepFiles
+	op.Detail = "provider: context truncated to run " + itoa(c.Run)
+	t.putOp(op)
+	t.restoreEffect(&op, th)
+	return nil
+}
+
+func (t *tx) putOp(op Operation) {
+	t.emit(EvOperation, Event{Thread: op.Thread, Correlation: op.ID, Payload: Payload{Operation: &op}})
+}
+
+func (t *tx) restoreEffect(op *Operation, th *Thread) {
+	t.effect(Effect{Key: op.ID + ":restore", Kind: EffRestore, Class: ClassIdempotent, Thread: th.ID,
+		Workspace: th.Workspace, Commit: op.Commit, Scope: op.ID}, t.st.Effects[op.ID+":restore"] == nil)
+}
+
+// observeRestored finishes a rollback once its files are restored, or
+// records the partial outcome.
+func (t *tx) observeRestored(o *Observation) {
+	op := t.st.Operations[o.Key]
+	if op == nil || op.Status != OpRunning || op.Step != StepFiles {
+		return
+	}
+	t.completeEffect(op.ID+":restore", orDefault(o.Status, "completed"), o.Error)
+	c := *op
+	if o.Status == "failed" {
+		c.Status = OpPartial
+		c.Detail += "; files: " + o.Error + "; later runs were not marked: fix the cause and run `nexus rollback` again"
+		t.putOp(c)
+		return
+	}
+	c.Detail += "; files: " + orDefault(o.Text, "restored")
+	for _, r := range t.st.RunsOf(op.Thread) {
+		if r.Ordinal <= op.ToRun || r.Status == RunRolledBack {
+			continue
+		}
+		rc := *r
+		if rc.Status == RunQueued {
+			rc.Status = RunCancelled
+		} else {
+			rc.Status = RunRolledBack
+		}
+		t.putRun(rc)
+		if cp := t.st.Checkpoints[CheckpointID(op.Thread, RunScope(r.Ordinal))]; cp != nil && cp.Status != CkStale {
+			cc := *cp
+			cc.Status = CkStale
+			t.emit(EvCheckpoint, Event{Thread: op.Thread, Payload: Payload{Checkpoint: &cc}})
+		}
+	}
+	c.Step, c.Status = StepDone, OpCompleted
+	t.putOp(c)
+	t.refreshThread(op.Thread)
+}
+
+// resumeOps re-issues the current step of a thread's unfinished operations
+// (after a crash in the middle of a rollback).
+func (t *tx) resumeOps(thread string) bool {
+	resumed := false
+	for _, id := range sortedKeys(t.st.Operations) {
+		op := t.st.Operations[id]
+		if op.Thread != thread || op.Status != OpRunning {
+			continue
+		}
+		if op.Step == StepFiles {
+			t.effect(Effect{Key: op.ID + ":restore", Kind: EffRestore, Class: ClassIdempotent, Thread: thread,
+				Workspace: t.st.Threads[thread].Workspace, Commit: op.Commit, Scope: op.ID}, false)
+			t.receipt.Op = op.ID
+			resumed = true
+		}
+	}
+	return resumed
+}

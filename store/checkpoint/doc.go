@@ -1,0 +1,142 @@
+// Package checkpoint snapshots workspaces into git commits under hidden
+// refs, diffs and restores them, and manages per-thread git worktrees
+// (DESIGN.md §8, issue 6). It imports only the standard library and runs
+// the real git binary (2.36 or newer: core.fsync) with exec.CommandContext.
+// Only main.go and the kernel's effect executors use it; core never does.
+//
+// # API
+//
+//	New(stateDir, Options) *Manager
+//	Capture(ctx, workspace, thread, scope) (Checkpoint, error)
+//	Diff(ctx, workspace, from, to) (Diff, error)
+//	Restore(ctx, workspace, thread, commit) (Restored, error)
+//	Dirty(ctx, workspace, since) (bool, error)
+//	Refs(ctx, workspace, thread) ([]Ref, error)
+//	Resolve(ctx, workspace, rev) (commit, error)
+//	DeleteRef(ctx, workspace, thread, scope) / DeleteThread(ctx, workspace, thread)
+//	AddWorktree(ctx, repo, path, commit, branch) (Worktree, error)
+//	WorktreeDirty(ctx, path) (bool, error)
+//	RemoveWorktree(ctx, repo, path, force) error
+//	ListWorktrees(ctx, repo) ([]Worktree, error)
+//	Info(ctx, workspace) (Workspace, error)
+//
+// A Manager is safe for concurrent use; calls on one workspace are
+// serialized, calls on different workspaces run in parallel. Every call
+// blocks on git: the kernel runs them as effects, never inside Decide,
+// Apply or a Bubble Tea Update.
+//
+// # Refs and commits
+//
+// A checkpoint is a commit whose tree is the whole work tree (tracked and
+// untracked files, ignored ones left out) and whose ref is
+//
+//	refs/nexus/checkpoints/<thread>/<scope>
+//
+// Scopes may have several '/'-separated parts; the kernel uses "run/0"
+// for the pre-run baseline of run 1, "run/<ordinal>" at each run's
+// completion barrier and "node/<run>/<attempt>/<node>" for child scopes.
+// (A scope cannot be both a ref and a folder of refs: "run/1" and
+// "run/1/x" conflict.) refs/nexus/tips/<thread> is the checkpoint the
+// thread's workspace last matched; it is the next capture's first parent,
+// so a thread's checkpoints form a chain. The second parent is the
+// workspace's HEAD at capture (the base), which keeps it reachable and
+// tells AddWorktree what to check out. The message carries the trailers
+// Nexus-Thread, Nexus-Scope, Nexus-Previous and Nexus-Base. Checkpoint
+// authors are "nexus <nexus@localhost>".
+//
+// # Capture
+//
+// Capture never writes the user's index, HEAD, branches, stash or config.
+// It works on a temporary index (GIT_INDEX_FILE in a temporary directory
+// under <stateDir>/checkpoints/tmp): a copy of the user's index with its
+// mtime kept (so git trusts its stat data and hashes only changed files;
+// racily clean entries stay racy), or `read-tree HEAD` when there is no
+// index. Then one `ls-files -m -o --exclude-standard` pass lists changed,
+// deleted and untracked files while the file and byte bounds are counted,
+// `update-index --add --remove --replace --stdin` hashes exactly those
+// (together the equivalent of `add -A`, scanning once), and write-tree,
+// commit-tree and one `update-ref --stdin` transaction (the scope ref and
+// the tip, the tip compare-and-swapped) finish it. Starting from the
+// user's index rather than HEAD also keeps files force-added despite
+// .gitignore and sparse-checkout entries. An index in the middle of a
+// merge has its conflicted paths taken from the work tree.
+//
+// Every git command runs with core.fsync=objects,reference and
+// core.fsyncMethod=fsync: objects are on disk before the ref naming them
+// is renamed into place, and the ref file itself is synced, so a crash
+// leaves either the old ref or the new one, never an empty or dangling
+// one. No ref is written until every object exists.
+//
+// Bounds: Options.CaptureTimeout (30s) kills git's process group and
+// returns a *BoundError of kind time; MaxFiles (200,000 entries in the
+// repository's index plus new untracked files) and MaxBytes (2 GiB of
+// changed content) are checked while the changes are listed, before
+// anything is hashed into the repository, and return a *BoundError of
+// kind files or bytes. Either way no ref moves; the kernel records the
+// checkpoint with status error and the error text as its reason. For a
+// workspace below the top of a large repository the file bound counts
+// the whole repository's index.
+//
+// Left out of every capture: ignored files (.gitignore, info/exclude,
+// core.excludesFile), the state dir when it lies inside the workspace,
+// and untracked nested repositories (add -A would record them as
+// gitlinks; a restore could not bring their files back anyway).
+// Submodules are recorded as gitlinks; their files are not restored.
+//
+// # Workspaces
+//
+// A workspace inside a git work tree uses that repository (a linked
+// worktree uses its own HEAD and index; refs are shared). When the
+// workspace is a subdirectory, Capture, Restore, Diff and Dirty look at
+// and touch only files under it (Workspace.Prefix); the rest of the
+// checkpoint's tree is the user's index. Paths in results are relative
+// to the workspace.
+//
+// A workspace outside any repository, or in a directory its repository
+// ignores, gets a shadow repository
+// <stateDir>/checkpoints/shadow/<sha256(path)[:16]>.git used through
+// GIT_DIR and GIT_WORK_TREE: nothing is created inside the workspace.
+// Once a workspace has a shadow repository it keeps it, even if it later
+// becomes a git repository, so its checkpoints stay in one place. The
+// shadow's own index is a cache of stat data, replaced after each
+// capture and restore.
+//
+// # Restore
+//
+// Restore makes the files under the workspace equal the checkpoint: a
+// temporary index seeded with the user's index gets the checkpoint's tree
+// with `read-tree -m` (which keeps stat data where content matches), one
+// `ls-files -m -o` lists what differs, `checkout-index -f -u --stdin`
+// rewrites changed and deleted files, and untracked files are removed one
+// by one (never directories, never below a symbolic link), pruning the
+// directories that emptied. What counts as ignored follows the
+// checkpoint's own .gitignore files: when a .gitignore is rewritten the
+// listing is taken again before anything is removed. The loop ends when
+// a listing is empty; paths that still differ after one attempt
+// (submodules, nested repositories) are reported as Skipped. Because all
+// of it is computed from the disk, Restore is idempotent: run it again
+// after a crash or a timeout and it finishes. Empty directories git
+// cannot record are left alone.
+//
+// # How the kernel calls it
+//
+//   - Run 1 start: Capture(ws, thread, "run/0") as the baseline.
+//   - Completion barrier of run N (also interrupted and failed runs):
+//     Capture(ws, thread, "run/N"); a *BoundError or any other error is
+//     recorded as checkpoint status error with err.Error() as reason;
+//     checkpoint.capture is idempotent, so redo it after a crash.
+//   - Child scope that changed files: Capture(ws, thread, "node/...").
+//   - nexus diff T --run N: Diff(ws, ref of run N-1 (run/0 for N=1), ref of run N).
+//   - Rollback to run N (after the provider step): Restore(ws, thread,
+//     ref of run N); on recovery call it again. Later checkpoints are
+//     marked stale in the journal; their refs stay.
+//   - rollback.node: Restore the node's checkpoint, then Dirty(ws, the
+//     run's checkpoint) says whether the parent's workspace now differs.
+//   - Fork --worktree: AddWorktree(ws, path, checkpoint ref, "") then
+//     Capture(worktree.Workspace, fork, "run/0"); thread new --worktree
+//     --branch B: AddWorktree(ws, path, "HEAD", B).
+//   - Archive: WorktreeDirty(path) (ask the user when true), then
+//     RemoveWorktree(ws, path, force) after consent.
+//
+// Errors are typed (errors.go): each says what failed and what to do.
+package checkpoint
