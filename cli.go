@@ -60,6 +60,8 @@ commands:
   respond REQUEST --allow|--allow-always|--deny|--answer TEXT
   run TEXT [--provider P] [--workspace DIR] [--json]
   resume [THREAD]
+  rollback THREAD --to-run N
+  diff THREAD [--run N] [--stat]
   log [THREAD] [--json] [--follow]
   verify [--repair]
   export FILE | import FILE
@@ -136,6 +138,10 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdResume(ctx, args)
 	case "log":
 		return a.cmdLog(ctx, args)
+	case "rollback":
+		return a.cmdRollback(ctx, args)
+	case "diff":
+		return a.cmdDiff(ctx, args)
 	case "verify":
 		return a.cmdVerify(ctx, args)
 	case "export":

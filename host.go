@@ -14,7 +14,9 @@ import (
 	"github.com/nexus-tui/nexus/providers"
 	"github.com/nexus-tui/nexus/providers/builtin"
 	"github.com/nexus-tui/nexus/providers/claude"
+	"github.com/nexus-tui/nexus/providers/codex"
 	"github.com/nexus-tui/nexus/store"
+	"github.com/nexus-tui/nexus/store/checkpoint"
 	"github.com/nexus-tui/nexus/workers"
 )
 
@@ -36,6 +38,7 @@ type host struct {
 	runner *core.Runner
 	reg    *providers.Registry
 	pool   *workers.Pool
+	cps    *checkpointer
 	srv    *api.Server
 	cancel context.CancelFunc
 	runErr chan error
@@ -51,6 +54,7 @@ func newRegistry(exec builtin.Executor) *providers.Registry {
 	}
 	// External agents: one process per thread each (providers/agentproc).
 	reg.Add(claude.Profile("claude"))
+	reg.Add(codex.Profile("codex"))
 	return reg
 }
 
@@ -101,20 +105,32 @@ func startHost(dir string, lockTimeout time.Duration) (*host, error) {
 		return nil, err
 	}
 	reg := newRegistry(pool)
-	runner, err := core.NewRunner(core.RunnerConfig{Journal: st, Exec: reg.Exec, SnapshotEvery: snapshotEvery()})
+	hctx, cancel := context.WithCancel(context.Background())
+	cps := &checkpointer{m: checkpoint.New(dir, checkpoint.Options{}), ctx: hctx}
+	exec := func(e core.Effect) {
+		switch e.Kind {
+		case core.EffCheckpoint, core.EffRestore:
+			cps.exec(e)
+		default:
+			reg.Exec(e)
+		}
+	}
+	runner, err := core.NewRunner(core.RunnerConfig{Journal: st, Exec: exec, SnapshotEvery: snapshotEvery()})
 	if err != nil {
+		cancel()
 		pool.Close()
 		st.Close()
 		return nil, err
 	}
+	cps.sink = runner
 	ln, err := api.Listen(filepath.Join(dir, socketName))
 	if err != nil {
+		cancel()
 		pool.Close()
 		st.Close()
 		return nil, fmt.Errorf("cannot serve the state dir socket: %w", err)
 	}
-	hctx, cancel := context.WithCancel(context.Background())
-	h := &host{st: st, runner: runner, reg: reg, pool: pool, cancel: cancel,
+	h := &host{st: st, runner: runner, reg: reg, pool: pool, cps: cps, cancel: cancel,
 		runErr: make(chan error, 1), srvErr: make(chan error, 1)}
 	reg.Bind(hctx, runner)
 	go func() { h.runErr <- runner.Run(hctx) }()
@@ -131,6 +147,7 @@ func (h *host) close() {
 	h.cancel()
 	<-h.runErr
 	h.reg.Close()
+	h.cps.wait()
 	h.pool.Close()
 	<-h.srvErr
 	h.st.Close()

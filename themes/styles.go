@@ -53,6 +53,10 @@ type Styles struct {
 	TodoActive  lipgloss.Style
 	TodoPending lipgloss.Style
 
+	DiffAdd    lipgloss.Style // an added line in tool output
+	DiffRemove lipgloss.Style // a removed line in tool output
+	DiffMeta   lipgloss.Style // a diff's file and hunk headers
+
 	Mode        lipgloss.Style // the composer's send mode label
 	InputText   lipgloss.Style
 	Placeholder lipgloss.Style
@@ -91,6 +95,8 @@ func NewStyles(t Theme) Styles {
 
 		TodoDone: fg(t.Done), TodoActive: fg(t.Running).Bold(true), TodoPending: fg(t.Muted),
 
+		DiffAdd: fg(t.Added), DiffRemove: fg(t.Removed), DiffMeta: fg(t.Accent).Bold(true),
+
 		Mode: fg(t.Accent).Bold(true), InputText: fg(t.Text), Placeholder: fg(t.Muted),
 		CursorColor: t.Accent,
 	}
@@ -107,6 +113,7 @@ func NewStyles(t Theme) Styles {
 		st.Title = s
 		st.Border = s
 		st.BorderFocused = s.Bold(true)
+		st.DiffRemove = s.Faint(true)
 	}
 	return st
 }

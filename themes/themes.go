@@ -38,6 +38,8 @@ type Theme struct {
 	BannerFG color.Color // the approval banner's text
 	StatusBG color.Color // the status line's background
 	StatusFG color.Color // the status line's text
+	Added    color.Color // added lines of a diff
+	Removed  color.Color // removed lines of a diff
 }
 
 var none = lipgloss.NoColor{}
@@ -48,23 +50,26 @@ var themes = map[string]Theme{
 		Accent: hex("#7aa2f7"), AccentFG: hex("#1a1b26"), User: hex("#9ece6a"),
 		Running: hex("#7dcfff"), Waiting: hex("#e0af68"), Failed: hex("#f7768e"), Done: hex("#9ece6a"),
 		BannerBG: hex("#e0af68"), BannerFG: hex("#1a1b26"), StatusBG: hex("#24283b"), StatusFG: hex("#a9b1d6"),
+		Added: hex("#9ece6a"), Removed: hex("#f7768e"),
 	},
 	Light: {
 		Name: Light, Text: hex("#24292f"), Muted: hex("#57606a"), Subtle: hex("#afb8c1"),
 		Accent: hex("#0550ae"), AccentFG: hex("#ffffff"), User: hex("#116329"),
 		Running: hex("#0969da"), Waiting: hex("#9a6700"), Failed: hex("#cf222e"), Done: hex("#1a7f37"),
 		BannerBG: hex("#fff8c5"), BannerFG: hex("#24292f"), StatusBG: hex("#eaeef2"), StatusFG: hex("#24292f"),
+		Added: hex("#116329"), Removed: hex("#82071e"),
 	},
 	HighContrast: {
 		Name: HighContrast, Text: hex("#ffffff"), Muted: hex("#d0d0d0"), Subtle: hex("#ffffff"),
 		Accent: hex("#ffff00"), AccentFG: hex("#000000"), User: hex("#00ff00"),
 		Running: hex("#00ffff"), Waiting: hex("#ffff00"), Failed: hex("#ff5f5f"), Done: hex("#00ff00"),
 		BannerBG: hex("#ffff00"), BannerFG: hex("#000000"), StatusBG: hex("#ffffff"), StatusFG: hex("#000000"),
+		Added: hex("#00ff00"), Removed: hex("#ff5f5f"),
 	},
 	None: {
 		Name: None, NoColor: true, Text: none, Muted: none, Subtle: none, Accent: none, AccentFG: none,
 		User: none, Running: none, Waiting: none, Failed: none, Done: none,
-		BannerBG: none, BannerFG: none, StatusBG: none, StatusFG: none,
+		BannerBG: none, BannerFG: none, StatusBG: none, StatusFG: none, Added: none, Removed: none,
 	},
 }
 

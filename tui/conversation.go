@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"github.com/charmbracelet/x/ansi"
 	"github.com/nexus-tui/nexus/core"
 )
 
@@ -13,6 +14,8 @@ type conversation struct {
 	follow bool
 	// top is the first visible line when not following.
 	top int
+	// cursor is the fold item (run or node) the transcript cursor is on.
+	cursor string
 	// cache holds the rendered runs of one thread.
 	cache  renderCache
 	thread string
@@ -24,7 +27,7 @@ func newConversation() conversation {
 
 // reset goes back to the live tail of a (new) thread.
 func (c *conversation) reset() {
-	c.follow, c.top = true, 0
+	c.follow, c.top, c.cursor = true, 0, ""
 	c.cache.clear()
 }
 
@@ -34,23 +37,23 @@ func (c *conversation) reset() {
 type renderCache struct{ runs map[string]cachedRun }
 
 type cachedRun struct {
-	w     int
-	lines []string
+	w   int
+	doc runDoc
 }
 
-func (c *renderCache) get(run string, w int) ([]string, bool) {
+func (c *renderCache) get(run string, w int) (runDoc, bool) {
 	e, ok := c.runs[run]
 	if !ok || e.w != w {
-		return nil, false
+		return runDoc{}, false
 	}
-	return e.lines, true
+	return e.doc, true
 }
 
-func (c *renderCache) put(run string, w int, lines []string) {
+func (c *renderCache) put(run string, w int, doc runDoc) {
 	if c.runs == nil {
 		c.runs = map[string]cachedRun{}
 	}
-	c.runs[run] = cachedRun{w: w, lines: lines}
+	c.runs[run] = cachedRun{w: w, doc: doc}
 }
 
 func (c *renderCache) drop(run string) { delete(c.runs, run) }
@@ -95,29 +98,34 @@ func (m *Model) invalidateNode(node string) {
 	}
 }
 
-// runLines renders a run at width w through a cache.
-func (m *Model) runLines(c *renderCache, r *core.Run, w int) []string {
-	if lines, ok := c.get(r.ID, w); ok {
-		return lines
+// runDocOf renders a run at width w through a cache.
+func (m *Model) runDocOf(c *renderCache, r *core.Run, w int) runDoc {
+	if doc, ok := c.get(r.ID, w); ok {
+		return doc
 	}
-	lines := m.renderRun(r, w)
-	c.put(r.ID, w, lines)
-	return lines
+	doc := m.renderRun(r, w)
+	c.put(r.ID, w, doc)
+	return doc
 }
 
-// blocks returns the rendered runs of the selected thread, re-rendering
-// only what changed since the last call.
-func (m *Model) blocks(th *core.Thread, width int) [][]string {
+// runLines is the rendered lines of a run at width w.
+func (m *Model) runLines(c *renderCache, r *core.Run, w int) []string {
+	return m.runDocOf(c, r, w).lines
+}
+
+// blocks returns the rendered runs of the selected thread (the thread
+// header first), re-rendering only what changed since the last call.
+func (m *Model) blocks(th *core.Thread, width int) []runDoc {
 	c := &m.conv
 	if c.thread != th.ID {
 		c.thread = th.ID
 		c.cache.clear()
 	}
 	runs := m.state.RunsOf(th.ID)
-	out := make([][]string, 0, len(runs)+1)
-	out = append(out, m.threadHeader(th, width))
+	out := make([]runDoc, 0, len(runs)+1)
+	out = append(out, runDoc{lines: m.threadHeader(th, width)})
 	for _, r := range runs {
-		out = append(out, m.runLines(&c.cache, r, width))
+		out = append(out, m.runDocOf(&c.cache, r, width))
 	}
 	return out
 }
@@ -134,7 +142,7 @@ func (m *Model) totalLines() int {
 	w, _ := m.mainSize()
 	n := 0
 	for _, b := range m.blocks(th, w) {
-		n += len(b)
+		n += len(b.lines)
 	}
 	return n
 }
@@ -157,28 +165,43 @@ func (m *Model) scroll(delta int) {
 func (m *Model) scrollToTop()    { m.conv.follow, m.conv.top = false, 0; m.scroll(0) }
 func (m *Model) scrollToBottom() { m.conv.follow = true }
 
-// window returns the visible lines of the transcript and how many lines
-// lie below them.
-func (m *Model) window(th *core.Thread, w, h int) (lines []string, below int) {
-	blocks := m.blocks(th, w)
-	total := 0
-	for _, b := range blocks {
-		total += len(b)
-	}
+// topLine is the first visible line for a transcript of total lines.
+func (m *Model) topLine(total, h int) int {
 	top := m.conv.top
 	if m.conv.follow || top > max(0, total-h) {
 		top = max(0, total-h)
 	}
+	return top
+}
+
+// window returns the visible lines of the transcript and how many lines
+// lie below them. The cursor's line is highlighted while the transcript
+// has the focus.
+func (m *Model) window(th *core.Thread, w, h int) (lines []string, below int) {
+	blocks := m.blocks(th, w)
+	total := 0
+	for _, b := range blocks {
+		total += len(b.lines)
+	}
+	top := m.topLine(total, h)
+	cursor := -1
+	if m.focus == focusMain {
+		cursor = m.cursorLine(blocks)
+	}
 	pos := 0
 	for _, b := range blocks {
-		if pos+len(b) <= top {
-			pos += len(b)
+		if pos+len(b.lines) <= top {
+			pos += len(b.lines)
 			continue
 		}
-		for i := max(0, top-pos); i < len(b) && len(lines) < h; i++ {
-			lines = append(lines, b[i])
+		for i := max(0, top-pos); i < len(b.lines) && len(lines) < h; i++ {
+			l := b.lines[i]
+			if pos+i == cursor {
+				l = m.st.Selected.Render(fit(ansi.Strip(l), w))
+			}
+			lines = append(lines, l)
 		}
-		pos += len(b)
+		pos += len(b.lines)
 		if len(lines) >= h {
 			break
 		}

@@ -71,6 +71,14 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 	case actCreate:
 		m.popDialog()
 		return tea.Batch(cmd, m.createThread(a.profile, a.title, a.workspace))
+	case actFork:
+		m.popDialog()
+		return tea.Batch(cmd, m.submit(core.Command{Kind: core.CmdThreadFork, Thread: a.thread,
+			NewThread: core.NewID("t"), Run: a.run, Source: "run"}, ""))
+	case actSwitch:
+		m.popDialog()
+		return tea.Batch(cmd, m.submit(core.Command{Kind: core.CmdProviderSwitch, Thread: a.thread,
+			Provider: a.profile.Name, Caps: a.profile.Caps}, ""))
 	case actQuit:
 		m.popDialog()
 		return tea.Quit

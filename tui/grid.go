@@ -181,6 +181,16 @@ func (m *Model) gridClick(x, y int) {
 	}
 }
 
+// markGridSeen marks the threads on the grid's page as read: their
+// tails are on screen.
+func (m *Model) markGridSeen() {
+	rows := m.visibleRows()
+	for i := m.gridPage(); i < len(rows) && i < m.gridPage()+m.grid.size; i++ {
+		id := rows[i].th.ID
+		m.seen[id] = m.activity[id]
+	}
+}
+
 // renderGrid draws the cells of the current page.
 func (m *Model) renderGrid(put func(rect, []string)) {
 	rows := m.visibleRows()
@@ -221,11 +231,7 @@ func (m *Model) renderGridCell(r rect, row threadRow, focused bool) []string {
 	if room := h - len(body); room > 0 {
 		body = append(body, m.tail(row.th, w, room)...)
 	}
-	title := threadTitle(row.th)
-	if m.unread(row.th.ID) {
-		title = "• " + title
-	}
-	return m.box(title, "", focused, r.w, r.h, body)
+	return m.box(threadTitle(row.th), "", focused, r.w, r.h, body)
 }
 
 // tail is the last n lines of a thread's transcript at width w, rendered

@@ -39,7 +39,7 @@ func (s *stubBackend) Submit(ctx context.Context, cmd core.Command) (*core.Recei
 		return nil, ctx.Err()
 	}
 	rec := &core.Receipt{Command: cmd.ID, Kind: cmd.Kind, Thread: cmd.Thread, Request: cmd.Request, Mode: cmd.Mode}
-	if cmd.Kind == core.CmdThreadCreate {
+	if cmd.Kind == core.CmdThreadCreate || cmd.Kind == core.CmdThreadFork {
 		rec.Thread = cmd.NewThread
 	}
 	return rec, nil
@@ -81,6 +81,7 @@ func newHarness(t *testing.T, st *core.State, w, h int) *harness {
 		Profiles: []Profile{{Name: "builtin", Description: "built-in agent", Caps: core.Capabilities{Steer: true, Approvals: true}},
 			{Name: "builtin:nosteer", Description: "no steering"}}}
 	m := newModel(ctx, b, opts, themes.NewStyles(theme))
+	m.now = func() time.Time { return time.Unix(0, 0).Add(10 * time.Minute) } // screens must not vary
 	hs := &harness{t: t, m: m, b: b, ws: ws}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	if st != nil {
@@ -160,7 +161,8 @@ func keyMsg(name string) tea.KeyPressMsg {
 	}
 	codes := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab, "up": tea.KeyUp,
 		"down": tea.KeyDown, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "f1": tea.KeyF1, "end": tea.KeyEnd,
-		"home": tea.KeyHome, "backspace": tea.KeyBackspace}
+		"home": tea.KeyHome, "backspace": tea.KeyBackspace, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"space": tea.KeySpace}
 	if c, ok := codes[name]; ok {
 		return tea.KeyPressMsg{Code: c, Mod: mod}
 	}

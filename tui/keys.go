@@ -24,6 +24,12 @@ type KeyMap struct {
 	PrevThread   key.Binding
 	Interrupt    key.Binding
 	Resume       key.Binding
+	Fork         key.Binding
+	Switch       key.Binding
+	WiderLeft    key.Binding
+	NarrowerLeft key.Binding
+	TallerTodos  key.Binding
+	ShorterTodos key.Binding
 	CancelDialog key.Binding
 
 	// Composer.
@@ -42,6 +48,7 @@ type KeyMap struct {
 	Bottom   key.Binding
 	Filter   key.Binding
 	Open     key.Binding
+	Toggle   key.Binding
 	QuitIdle key.Binding
 	HelpIdle key.Binding
 
@@ -80,6 +87,12 @@ func DefaultKeyMap() KeyMap {
 		PrevThread:   bind("alt+up", "previous thread", "alt+up"),
 		Interrupt:    bind("ctrl+x", "interrupt the selected thread's active run", "ctrl+x"),
 		Resume:       bind("ctrl+y", "resume the run a host restart interrupted", "ctrl+y"),
+		Fork:         bind("ctrl+t", "fork the selected thread at a completed run", "ctrl+t"),
+		Switch:       bind("ctrl+p", "switch the selected thread's provider", "ctrl+p"),
+		WiderLeft:    bind("ctrl+right", "widen the left column (kept for next time)", "ctrl+right"),
+		NarrowerLeft: bind("ctrl+left", "narrow the left column", "ctrl+left"),
+		TallerTodos:  bind("ctrl+up", "grow the todos pane (kept for next time)", "ctrl+up"),
+		ShorterTodos: bind("ctrl+down", "shrink the todos pane", "ctrl+down"),
 		CancelDialog: bind("esc", "close the dialog", "esc"),
 
 		Send:        bind("enter", "send (mode auto: start, or steer the active run)", "enter"),
@@ -90,12 +103,13 @@ func DefaultKeyMap() KeyMap {
 		HistoryNext: bind("down", "next sent message", "down"),
 		Leave:       bind("esc", "leave the input (then q, ?, / work)", "esc"),
 
-		Up:       bind("up/k", "move up", "up", "k"),
+		Up:       bind("up/k", "move up (threads, transcript steps)", "up", "k"),
 		Down:     bind("down/j", "move down", "down", "j"),
 		Top:      bind("g/home", "first thread / top of transcript", "g", "home"),
 		Bottom:   bind("G/end", "last thread / follow the transcript", "G", "end"),
 		Filter:   bind("/", "filter threads", "/"),
-		Open:     bind("enter/i", "write to the selected thread", "enter", "i"),
+		Open:     bind("enter/i", "write to the selected thread (i in the transcript)", "enter", "i"),
+		Toggle:   bind("enter/space", "open or close the run or step at the cursor", "enter", "space"),
 		QuitIdle: bind("q", "quit", "q"),
 		HelpIdle: bind("?", "this help", "?"),
 
@@ -124,10 +138,11 @@ type keyGroup struct {
 func (k KeyMap) groups() []keyGroup {
 	return []keyGroup{
 		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.FocusNext, k.FocusPrev,
-			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Grid}},
+			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Grid,
+			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.HistoryPrev, k.HistoryNext, k.Leave}},
 		{"Threads and transcript (not typing)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Filter, k.Open,
-			k.QuitIdle, k.HelpIdle}},
+			k.Toggle, k.QuitIdle, k.HelpIdle}},
 		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, k.Up, k.Down, k.GridZoom, k.GridBack}},
 		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
 		{"New thread dialog", []key.Binding{k.NextField, k.PrevField, k.Confirm, k.CancelDialog}},

@@ -67,7 +67,13 @@ func (m *Model) relayout() {
 	l.composer = rect{0, h - 1 - (inputLines + 2), w, inputLines + 2}
 	bodyH := l.composer.y - y
 	leftW := clamp(w*3/10, 22, 40)
+	if p := m.prefs.LeftPercent; p > 0 {
+		leftW = clamp(w*p/100, 22, max(22, w-30))
+	}
 	todoH := clamp(m.todoCount()+2, 3, max(3, bodyH/3))
+	if p := m.prefs.TodoPercent; p > 0 {
+		todoH = clamp(bodyH*p/100, 3, max(3, bodyH-5))
+	}
 	l.threads = rect{0, y, leftW, bodyH - todoH}
 	l.todos = rect{0, y + bodyH - todoH, leftW, todoH}
 	l.main = rect{leftW, y, w - leftW, bodyH}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"sort"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/nexus-tui/nexus/core"
@@ -27,6 +28,7 @@ const (
 type Model struct {
 	ctx     context.Context
 	backend Backend
+	now     func() time.Time // the clock for ages; fixed in tests
 	opts    Options
 	st      themes.Styles
 	keys    KeyMap
@@ -38,13 +40,14 @@ type Model struct {
 	focus   focus
 	dialogs []dialog
 
-	state    *core.State       // nil until the first snapshot
-	live     map[string]string // node id -> streamed text the journal lacks
-	rows     []threadRow       // non-archived threads, by creation
-	pending  []*core.Request   // pending requests of all threads, oldest first
-	active   int               // runs running or waiting, over all threads
-	activity map[string]uint64 // thread -> seq of its last journaled event
-	seen     map[string]uint64 // thread -> activity seq when last shown
+	state    *core.State          // nil until the first snapshot
+	live     map[string]string    // node id -> streamed text the journal lacks
+	folds    map[string]foldState // run ("run:" + id) or node id -> open/closed
+	rows     []threadRow          // non-archived threads, by creation
+	pending  []*core.Request      // pending requests of all threads, oldest first
+	active   int                  // runs running or waiting, over all threads
+	activity map[string]uint64    // thread -> seq of its last journaled event
+	seen     map[string]uint64    // thread -> activity seq when last shown
 
 	selected string // selected thread id
 	// pendingSelect is a thread just created whose events have not
@@ -55,6 +58,14 @@ type Model struct {
 	composer      composer
 	grid          gridState
 
+	// prefs is the layout the person chose; prefsOut saves it (nil in
+	// tests that do not set a state dir).
+	prefs    prefs
+	prefsOut *prefsWriter
+	// startNote is shown in the status line at start (a broken layout
+	// file, say).
+	startNote string
+
 	flash   flash
 	conn    error // why the subscription is down; nil when connected
 	flashID int
@@ -62,9 +73,12 @@ type Model struct {
 
 // threadRow is the derived view of one thread for the list.
 type threadRow struct {
-	th      *core.Thread
-	queued  int
-	pending int
+	th        *core.Thread
+	queued    int
+	approvals int // pending approvals
+	questions int // pending questions
+	// recoverable: a run a host restart interrupted waits for resume.
+	recoverable bool
 }
 
 // flash is a transient message in the status line.
@@ -81,8 +95,8 @@ func newModel(ctx context.Context, b Backend, opts Options, st themes.Styles) *M
 		opts.Profiles = []Profile{{Name: "builtin", Description: "built-in agent"}}
 	}
 	m := &Model{
-		ctx: ctx, backend: b, opts: opts, st: st, keys: DefaultKeyMap(), resync: func() {},
-		live: map[string]string{}, activity: map[string]uint64{}, seen: map[string]uint64{},
+		ctx: ctx, backend: b, opts: opts, st: st, keys: DefaultKeyMap(), resync: func() {}, now: time.Now,
+		live: map[string]string{}, folds: map[string]foldState{}, activity: map[string]uint64{}, seen: map[string]uint64{},
 		focus: focusComposer,
 	}
 	m.threads = newThreadsPane(st)
@@ -93,8 +107,24 @@ func newModel(ctx context.Context, b Backend, opts Options, st themes.Styles) *M
 	return m
 }
 
+// ageTick redraws the thread ages. The renderer writes only the cells
+// that changed, so an idle screen costs a few bytes a minute.
+const ageTick = time.Minute
+
+// ageTickMsg re-arms the age tick.
+type ageTickMsg struct{}
+
+func tickAges() tea.Cmd {
+	return tea.Tick(ageTick, func(time.Time) tea.Msg { return ageTickMsg{} })
+}
+
 // Init implements tea.Model.
-func (m *Model) Init() tea.Cmd { return nil }
+func (m *Model) Init() tea.Cmd {
+	if m.startNote != "" {
+		return tea.Batch(tickAges(), m.setFlash(m.startNote, true))
+	}
+	return tickAges()
+}
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -113,6 +143,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case submitResultMsg:
 		return m, m.submitted(msg)
+	case ageTickMsg:
+		return m, tickAges()
+	case prefsSavedMsg:
+		return m, m.setFlash(msg.err.Error(), true)
 	case clearFlashMsg:
 		if msg.id == m.flash.id {
 			m.flash = flash{}
@@ -201,6 +235,9 @@ func (m *Model) applyFrame(f frameMsg) tea.Cmd {
 		if i := indexOf(m.visibleRows(), m.selected); m.grid.on && i >= 0 {
 			m.grid.cursor = i
 		}
+		if m.gridShown() {
+			m.markGridSeen()
+		}
 		m.seen[m.selected] = m.activity[m.selected]
 		m.relayout()
 	}
@@ -234,6 +271,8 @@ func (m *Model) derive() {
 				rows[i].queued++
 			case core.RunRunning, core.RunWaiting:
 				active++
+			case core.RunInterrupted:
+				rows[i].recoverable = rows[i].recoverable || run.Recoverable
 			}
 		}
 	}
@@ -243,7 +282,11 @@ func (m *Model) derive() {
 			continue
 		}
 		if i, ok := byThread[q.Thread]; ok {
-			rows[i].pending++
+			if q.Kind == core.RequestUserInput {
+				rows[i].questions++
+			} else {
+				rows[i].approvals++
+			}
 			pending = append(pending, q)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -27,6 +28,15 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 	defer cancel()
 
 	m := newModel(ctx, backend, opts, themes.NewStyles(theme))
+	if opts.StateDir != "" {
+		path := filepath.Join(opts.StateDir, prefsFile)
+		m.prefs, err = loadPrefs(path)
+		if err != nil {
+			m.startNote = err.Error()
+		}
+		m.prefsOut = &prefsWriter{path: path}
+		m.relayout()
+	}
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.IO.Input != nil {
 		popts = append(popts, tea.WithInput(opts.IO.Input))

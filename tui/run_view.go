@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -10,43 +9,95 @@ import (
 	"github.com/nexus-tui/nexus/core"
 )
 
-// maxToolLines is how much of a tool node's output the transcript shows.
+// maxToolLines is how much of a tool node's output the transcript shows
+// until the node is opened.
 const maxToolLines = 6
 
-// renderRun renders one run: a rule with its status, the person's text
-// and steers, earlier attempts as one line each, then the current
-// attempt's nodes as a compact tree with the reply inline.
-func (m *Model) renderRun(r *core.Run, w int) []string {
-	var out []string
-	out = append(out, m.runRule(r, w))
-	out = append(out, wrapIndent(r.Text, m.st.User.Render("› "), w, m.st.User)...)
+// runDoc is a run rendered at one width: its lines, and the line where
+// each foldable item (the run itself, and its nodes with a body) starts.
+type runDoc struct {
+	lines []string
+	items []foldItem
+}
+
+// foldItem is a place the transcript cursor can stop: a run ("run:" +
+// its id) or a node (its id), starting at line.
+type foldItem struct {
+	id   string
+	line int
+}
+
+// foldState is a run's or node's open/closed state. Default is what the
+// transcript shows before the person touches it: runs open, tool output
+// cut to maxToolLines, model calls on one line.
+type foldState int
+
+const (
+	foldDefault foldState = iota
+	foldOpen
+	foldClosed
+)
+
+func runItem(id string) string { return "run:" + id }
+
+// add appends lines, recording an item at the first one.
+func (d *runDoc) add(item string, lines ...string) {
+	if item != "" && len(lines) > 0 {
+		d.items = append(d.items, foldItem{id: item, line: len(d.lines)})
+	}
+	d.lines = append(d.lines, lines...)
+}
+
+// renderRun renders one run: a rule with its status, timing and cost,
+// the person's text and steers, earlier attempts as one line each, then
+// the current attempt's nodes as a tree with the reply inline.
+func (m *Model) renderRun(r *core.Run, w int) runDoc {
+	var d runDoc
+	d.add(runItem(r.ID), m.runRule(r, w))
+	d.add("", wrapIndent(r.Text, m.st.User.Render("› "), w, m.st.User)...)
 	for _, s := range r.Steers {
-		out = append(out, wrapIndent(s, m.st.Steer.Render("  ↪ steer: "), w, m.st.Steer)...)
+		d.add("", wrapIndent(s, m.st.Steer.Render("  ↪ steer: "), w, m.st.Steer)...)
 	}
 	attempts := m.state.AttemptsOf(r.ID)
+	if m.folds[runItem(r.ID)] == foldClosed {
+		n := 0
+		if a := m.state.CurrentAttempt(r); a != nil {
+			n = len(m.state.NodesOf(a.ID))
+		}
+		d.add("", m.st.Muted.Render(trunc(fmt.Sprintf("  ▸ %d attempt(s), %d node(s) folded · enter opens", len(attempts), n), w)))
+		return m.runTail(r, w, d)
+	}
 	for i, a := range attempts {
 		if i == len(attempts)-1 {
 			break
 		}
-		out = append(out, m.st.Muted.Render(trunc(fmt.Sprintf("  attempt %d · %s · %s", a.N, a.Reason, a.Status), w)))
+		d.add("", m.st.Muted.Render(trunc(fmt.Sprintf("  attempt %d · %s · %s", a.N, a.Reason, a.Status), w)))
 	}
 	if a := m.state.CurrentAttempt(r); a != nil {
 		if len(attempts) > 1 {
-			out = append(out, m.st.Muted.Render(trunc(fmt.Sprintf("  attempt %d · %s", a.N, a.Reason), w)))
+			d.add("", m.st.Muted.Render(trunc(fmt.Sprintf("  attempt %d · %s", a.N, a.Reason), w)))
 		}
-		out = append(out, m.renderNodes(r, a, w)...)
+		m.renderNodes(&d, r, a, w)
 	}
-	if r.Error != "" && r.Status != core.RunCompleted {
-		out = append(out, wrapIndent(r.Error, m.st.NodeFailed.Render("✗ "), w, m.st.NodeFailed)...)
-	}
-	if r.Recoverable && r.Status == core.RunInterrupted {
-		out = append(out, wrapIndent("interrupted by a host restart: "+m.keys.Resume.Help().Key+
-			" resumes it (or `nexus resume`)", "  ", w, m.st.Request)...)
-	}
-	return append(out, "")
+	return m.runTail(r, w, d)
 }
 
-// runRule is the header line of a run: ordinal, status, duration.
+// runTail adds the run's error, the resume hint and the blank line that
+// separates runs.
+func (m *Model) runTail(r *core.Run, w int, d runDoc) runDoc {
+	if r.Error != "" && r.Status != core.RunCompleted {
+		d.add("", wrapIndent(r.Error, m.st.NodeFailed.Render("✗ "), w, m.st.NodeFailed)...)
+	}
+	if r.Recoverable && r.Status == core.RunInterrupted {
+		d.add("", wrapIndent("interrupted by a host restart: "+m.keys.Resume.Help().Key+
+			" resumes it (or `nexus resume`)", "  ", w, m.st.Request)...)
+	}
+	d.add("", "")
+	return d
+}
+
+// runRule is the header line of a run: ordinal, status, duration, and
+// the tokens and cost of its model calls.
 func (m *Model) runRule(r *core.Run, w int) string {
 	status := r.Status
 	if r.Held {
@@ -60,14 +111,45 @@ func (m *Model) runRule(r *core.Run, w int) string {
 	if r.StartedAt > 0 && r.EndedAt > r.StartedAt {
 		tail = " · " + duration(time.Duration(r.EndedAt-r.StartedAt))
 	}
+	if in, out, cost := m.runUsage(r); in+out > 0 {
+		tail += " · " + usage(in, out, cost)
+	}
 	tail += " "
 	rest := max(0, w-lipgloss.Width(label+status+tail))
 	return m.st.RunHeader.Render(label) + m.runStyle(r.Status).Render(status) +
 		m.st.RunHeader.Render(tail+strings.Repeat("─", rest))
 }
 
-// duration formats a run's wall time: milliseconds under a second, else
-// tenths of a second.
+// runUsage sums the model calls of every attempt of a run.
+func (m *Model) runUsage(r *core.Run) (in, out int, cost float64) {
+	for _, a := range m.state.AttemptsOf(r.ID) {
+		for _, n := range m.state.NodesOf(a.ID) {
+			in += n.TokensIn
+			out += n.TokensOut
+			cost += n.CostUSD
+		}
+	}
+	return in, out, cost
+}
+
+// usage formats tokens and cost: "1.2k tok · $0.0031".
+func usage(in, out int, cost float64) string {
+	s := tokens(in+out) + " tok"
+	if cost > 0 {
+		s += fmt.Sprintf(" · $%.4f", cost)
+	}
+	return s
+}
+
+func tokens(n int) string {
+	if n < 1000 {
+		return itoa(n)
+	}
+	return fmt.Sprintf("%.1fk", float64(n)/1000)
+}
+
+// duration formats a wall time: milliseconds under a second, else tenths
+// of a second.
 func duration(d time.Duration) string {
 	if d < time.Second {
 		return d.Round(time.Millisecond).String()
@@ -91,8 +173,9 @@ func (m *Model) runStyle(status string) lipgloss.Style {
 
 // renderNodes draws the nodes of an attempt as a tree under its root
 // turn. Top-level assistant text is the reply and reads as prose; other
-// nodes get a status glyph and their title.
-func (m *Model) renderNodes(r *core.Run, a *core.Attempt, w int) []string {
+// nodes get a status glyph and their title; a closed node hides its body
+// and its children.
+func (m *Model) renderNodes(d *runDoc, r *core.Run, a *core.Attempt, w int) {
 	nodes := m.state.NodesOf(a.ID)
 	children := map[string][]*core.Node{}
 	ids := map[string]bool{}
@@ -113,137 +196,18 @@ func (m *Model) renderNodes(r *core.Run, a *core.Attempt, w int) []string {
 	for _, q := range m.state.RequestsOf(r.ID) {
 		reqs[q.Node] = q
 	}
-	var out []string
 	var walk func(ns []*core.Node, depth int)
 	walk = func(ns []*core.Node, depth int) {
 		for _, n := range ns {
-			out = append(out, m.renderNode(n, reqs[n.ID], depth, w)...)
-			walk(children[n.ID], depth+1)
+			item := ""
+			if foldable(n) || len(children[n.ID]) > 0 {
+				item = n.ID
+			}
+			d.add(item, m.renderNode(n, reqs[n.ID], depth, w, len(children[n.ID]))...)
+			if m.folds[n.ID] != foldClosed {
+				walk(children[n.ID], depth+1)
+			}
 		}
 	}
 	walk(roots, 0)
-	return out
-}
-
-// renderNode draws one node at a tree depth.
-func (m *Model) renderNode(n *core.Node, q *core.Request, depth, w int) []string {
-	indent := strings.Repeat("  ", depth)
-	switch n.Kind {
-	case core.NodeAssistantMessage:
-		text := n.Text + m.live[n.ID]
-		if text == "" {
-			if n.Status == core.NodeRunning {
-				return []string{m.st.Muted.Render(indent + "  …")}
-			}
-			return nil
-		}
-		return wrapIndent(text, indent+"  ", w, m.st.Assistant)
-	case core.NodeApproval, core.NodeUserInput:
-		return m.renderRequestNode(n, q, indent, w)
-	case core.NodeLLMCall:
-		glyph, st := m.nodeGlyph(n.Status)
-		line := fmt.Sprintf("%s · %d in, %d out · $%.4f · %d ms%s", n.Title, n.TokensIn, n.TokensOut, n.CostUSD, n.DurationMS, llmCalls(n.Text))
-		return []string{indent + st.Render(glyph+" ") + m.st.Muted.Render(trunc(line, max(1, w-len(indent)-2)))}
-	}
-	glyph, st := m.nodeGlyph(n.Status)
-	title := n.Title
-	if title == "" {
-		title = n.Kind
-	}
-	head := indent + st.Render(glyph+" ") + m.st.Text.Render(trunc(oneLine(title), max(1, w-len(indent)-2)))
-	out := []string{head}
-	if n.Kind == core.NodeSubagent {
-		return out
-	}
-	body := wrap(n.Text, max(1, w-len(indent)-4))
-	for i, l := range body {
-		if i == maxToolLines {
-			out = append(out, m.st.Muted.Render(fmt.Sprintf("%s    … %d more lines", indent, len(body)-i)))
-			break
-		}
-		out = append(out, m.st.Muted.Render(indent+"    "+l))
-	}
-	return out
-}
-
-func (m *Model) nodeGlyph(status string) (string, lipgloss.Style) {
-	switch status {
-	case core.NodeRunning:
-		return "▸", m.st.NodeRunning
-	case core.NodeCompleted:
-		return "✓", m.st.NodeDone
-	case core.NodeFailed:
-		return "✗", m.st.NodeFailed
-	}
-	return "⊘", m.st.Muted
-}
-
-// renderRequestNode shows an approval or question inline with its state.
-func (m *Model) renderRequestNode(n *core.Node, q *core.Request, indent string, w int) []string {
-	kind := "approval"
-	if n.Kind == core.NodeUserInput {
-		kind = "question"
-	}
-	prompt := n.Title
-	if q != nil {
-		prompt = q.Prompt
-	}
-	out := wrapIndent(kind+": "+prompt, indent+"? ", w, m.st.Request)
-	if q == nil {
-		return out
-	}
-	var state string
-	st := m.st.Muted
-	switch q.Status {
-	case core.RequestPending:
-		state, st = "waiting for you · "+m.keys.Answer.Help().Key+" to answer", m.st.Request
-	case core.RequestResolved:
-		state, st = responseText(q), m.st.NodeDone
-	case core.RequestNotResumable:
-		state, st = "not resumable: "+q.Reason, m.st.NodeFailed
-	default:
-		state = q.Status
-		if q.Reason != "" {
-			state += ": " + q.Reason
-		}
-	}
-	return append(out, wrapIndent(state, indent+"  → ", w, st)...)
-}
-
-// responseText says how a request was answered.
-func responseText(q *core.Request) string {
-	switch q.Response {
-	case core.RespAllow:
-		return "allowed once"
-	case core.RespAllowAlways:
-		return "allowed always"
-	case core.RespDeny:
-		return "denied"
-	case core.RespAnswer:
-		return fmt.Sprintf("answered %q", q.Answer)
-	}
-	return "resolved"
-}
-
-// llmCalls summarizes the tool calls of a journaled model response, e.g.
-// " → read_file(README.md)", or "" when it answered in text.
-func llmCalls(response string) string {
-	var r struct {
-		ToolCalls []struct {
-			Name string            `json:"name"`
-			Args map[string]string `json:"args"`
-		} `json:"toolCalls"`
-	}
-	if json.Unmarshal([]byte(response), &r) != nil || len(r.ToolCalls) == 0 {
-		return ""
-	}
-	var parts []string
-	for _, c := range r.ToolCalls {
-		arg := c.Args["path"]
-		if arg == "" {
-			arg = c.Args["command"] + c.Args["pattern"]
-		}
-		parts = append(parts, c.Name+"("+oneLine(arg)+")")
-	}
-	return " → " + strings.Join(parts, ", ")
 }

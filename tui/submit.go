@@ -112,7 +112,7 @@ func (m *Model) submitted(r submitResultMsg) tea.Cmd {
 		return m.setFlash(fmt.Sprintf("%s refused (%s): %s", what, r.rec.Reject.Reason, r.rec.Reject.Detail), true)
 	}
 	switch r.cmd.Kind {
-	case core.CmdThreadCreate:
+	case core.CmdThreadCreate, core.CmdThreadFork:
 		if r.rec != nil && r.rec.Thread != "" {
 			m.pendingSelect = r.rec.Thread
 			if m.state != nil && m.state.Threads[r.rec.Thread] != nil {
@@ -121,7 +121,12 @@ func (m *Model) submitted(r submitResultMsg) tea.Cmd {
 			}
 		}
 		m.setFocus(focusComposer)
+		if r.cmd.Kind == core.CmdThreadFork && r.rec != nil {
+			return m.setFlash(fmt.Sprintf("forked at run %d", r.rec.Ordinal), false)
+		}
 		return m.setFlash("thread created", false)
+	case core.CmdProviderSwitch:
+		return m.setFlash("provider switched to "+r.cmd.Provider, false)
 	case core.CmdMessageSend:
 		if r.rec != nil && r.rec.Mode == core.ModeQueue {
 			return m.setFlash(fmt.Sprintf("queued as run %d", r.rec.Ordinal), false)
@@ -152,6 +157,10 @@ func describe(c core.Command) string {
 		return "interrupting"
 	case core.CmdRunResume:
 		return "resuming"
+	case core.CmdThreadFork:
+		return "forking"
+	case core.CmdProviderSwitch:
+		return "switching provider"
 	}
 	return c.Kind
 }

@@ -3,9 +3,11 @@ package tui
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/themes"
 )
@@ -70,20 +72,47 @@ func indexOf(rows []threadRow, id string) int {
 	return -1
 }
 
-// badge is the status label of a thread and its style.
+// badge is the status label of a thread and its style: what most needs
+// the person first.
 func (m *Model) badge(r threadRow) (string, lipgloss.Style) {
 	th := r.th
 	switch {
-	case r.pending > 0 || th.Status == core.ThreadWaiting:
+	case r.approvals > 0:
+		return "◆ waiting for you", m.st.BadgeWaiting
+	case r.questions > 0:
+		return "✎ needs input", m.st.BadgeWaiting
+	case th.Status == core.ThreadWaiting:
 		return "◆ waiting for you", m.st.BadgeWaiting
 	case th.Status == core.ThreadRunning:
 		return "● running", m.st.BadgeRunning
+	case r.recoverable:
+		return "⏸ interrupted", m.st.BadgeFailed
 	case th.Status == core.ThreadFailed:
 		return "✗ failed", m.st.BadgeFailed
 	case th.Runs > 0:
 		return "✓ done", m.st.BadgeDone
 	}
 	return "○ new", m.st.BadgeIdle
+}
+
+// age is how long ago a unix-nano time was, in one short unit: now, 5m,
+// 3h, 2d, 7w.
+func age(now time.Time, at int64) string {
+	if at <= 0 {
+		return ""
+	}
+	d := now.Sub(time.Unix(0, at))
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return itoa(int(d/time.Minute)) + "m"
+	case d < 48*time.Hour:
+		return itoa(int(d/time.Hour)) + "h"
+	case d < 14*24*time.Hour:
+		return itoa(int(d/(24*time.Hour))) + "d"
+	}
+	return itoa(int(d/(7*24*time.Hour))) + "w"
 }
 
 // threadTitle is a thread's title, or its id when it has none.
@@ -141,16 +170,23 @@ func (m *Model) threadLines(r threadRow, w int, selected bool) []string {
 	}
 	label, bst := m.badge(r)
 	rest := m.rowMeta(r)
+	// The age of the last change goes to the right of the title.
+	ago := age(m.now(), r.th.UpdatedAt)
+	if ago != "" {
+		ago = " " + ago
+	}
+	titleW := max(1, w-3-ansi.StringWidth(ago))
+	title := fit(trunc(threadTitle(r.th), titleW), titleW)
 	if selected {
 		st := m.st.SelectedBlur
 		if m.focus == focusThreads {
 			st = m.st.Selected
 		}
-		line1 := "›" + mark + " " + threadTitle(r.th)
+		line1 := "›" + mark + " " + title + ago
 		line2 := "   " + label + rest
 		return []string{st.Render(fit(line1, w)), st.Render(fit(line2, w))}
 	}
-	first := " " + m.st.Unread.Render(mark) + " " + m.st.Text.Render(trunc(threadTitle(r.th), w-3))
+	first := " " + m.st.Unread.Render(mark) + " " + m.st.Text.Render(title) + m.st.Muted.Render(ago)
 	second := "   " + bst.Render(label) + m.st.Muted.Render(rest)
 	return []string{first, second}
 }

@@ -79,6 +79,18 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.resume(), true
 	case key.Matches(k, m.keys.Grid):
 		m.toggleGrid()
+	case key.Matches(k, m.keys.WiderLeft):
+		return m.resizeLeft(1), true
+	case key.Matches(k, m.keys.NarrowerLeft):
+		return m.resizeLeft(-1), true
+	case key.Matches(k, m.keys.TallerTodos):
+		return m.resizeTodos(1), true
+	case key.Matches(k, m.keys.ShorterTodos):
+		return m.resizeTodos(-1), true
+	case key.Matches(k, m.keys.Fork):
+		return m.openFork(), true
+	case key.Matches(k, m.keys.Switch):
+		return m.openSwitch(), true
 	default:
 		return nil, false
 	}
@@ -140,9 +152,11 @@ func (m *Model) threadsKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) mainKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, m.keys.Up):
-		m.scroll(-1)
+		m.moveCursor(-1)
 	case key.Matches(k, m.keys.Down):
-		m.scroll(1)
+		m.moveCursor(1)
+	case key.Matches(k, m.keys.Toggle):
+		m.toggleFold()
 	case key.Matches(k, m.keys.Top):
 		m.scrollToTop()
 	case key.Matches(k, m.keys.Bottom):

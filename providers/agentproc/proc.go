@@ -149,6 +149,21 @@ func (p *Proc) WriteLine(b []byte) error {
 	return nil
 }
 
+// Stdin is the agent's standard input for a protocol library that frames
+// its own messages; writes are serialized with WriteLine's.
+func (p *Proc) Stdin() io.Writer { return stdinWriter{p} }
+
+type stdinWriter struct{ p *Proc }
+
+func (w stdinWriter) Write(b []byte) (int, error) {
+	w.p.wmu.Lock()
+	defer w.p.wmu.Unlock()
+	if w.p.stopped {
+		return 0, fmt.Errorf("%s: the process is stopping", w.p.spec.Name)
+	}
+	return w.p.stdin.Write(b)
+}
+
 // Stderr returns the tail of what the agent wrote on stderr.
 func (p *Proc) Stderr() string { return strings.TrimSpace(p.errTail.String()) }
 

@@ -100,7 +100,9 @@ func TestDenyThenInterrupt(t *testing.T) {
 	if end.Status != core.AttemptInterrupted {
 		t.Fatalf("turn ended %+v, want interrupted", end)
 	}
-	failed := sink.Wait(t, wait, "the denied tool node", func(o core.Observation) bool { return o.Kind == core.ObsNode && o.Status != "" && o.Key == "tu1" && o.Status != core.NodeRunning })
+	failed := sink.Wait(t, wait, "the denied tool node", func(o core.Observation) bool {
+		return o.Kind == core.ObsNode && o.Status != "" && o.Key == "tu1" && o.Status != core.NodeRunning
+	})
 	if failed.Status != core.NodeFailed {
 		t.Errorf("denied tool node = %+v", failed)
 	}

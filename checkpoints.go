@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/store/checkpoint"
+)
+
+// checkpointer runs the kernel's checkpoint and restore effects with the
+// git-plumbing checkpoint manager and reports back as observations.
+type checkpointer struct {
+	m    *checkpoint.Manager
+	sink interface {
+		Observe(ctx context.Context, o core.Observation) error
+	}
+	ctx context.Context
+	wg  sync.WaitGroup
+}
+
+// exec starts an effect on its own goroutine; it never blocks the Runner.
+func (c *checkpointer) exec(e core.Effect) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		var o core.Observation
+		switch e.Kind {
+		case core.EffCheckpoint:
+			o = c.capture(e)
+		case core.EffRestore:
+			o = c.restore(e)
+		default:
+			return
+		}
+		_ = c.sink.Observe(c.ctx, o)
+	}()
+}
+
+func (c *checkpointer) capture(e core.Effect) core.Observation {
+	o := core.Observation{Kind: core.ObsCheckpoint, Thread: e.Thread, Run: e.Run, Key: e.Scope}
+	cp, err := c.m.Capture(c.ctx, e.Workspace, e.Thread, e.Scope)
+	if err != nil {
+		o.Status, o.Error = core.CkError, err.Error()
+		return o
+	}
+	o.Status, o.Hash, o.Title = core.CkReady, cp.Commit, cp.Ref
+	return o
+}
+
+func (c *checkpointer) restore(e core.Effect) core.Observation {
+	o := core.Observation{Kind: core.ObsRestored, Thread: e.Thread, Key: e.Scope}
+	r, err := c.m.Restore(c.ctx, e.Workspace, e.Thread, e.Commit)
+	if err != nil {
+		o.Status, o.Error = "failed", err.Error()
+		return o
+	}
+	o.Status = "completed"
+	o.Text = fmt.Sprintf("%d file(s) restored, %d removed", len(r.Written), len(r.Removed))
+	if len(r.Skipped) > 0 {
+		o.Text += fmt.Sprintf(", %d left alone (%v)", len(r.Skipped), r.Skipped)
+	}
+	return o
+}
+
+// wait blocks until running effects have reported.
+func (c *checkpointer) wait() { c.wg.Wait() }

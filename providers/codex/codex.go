@@ -1,0 +1,57 @@
+package codex
+
+import (
+	"context"
+	"os"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/providers"
+	"github.com/nexus-tui/nexus/providers/agentproc"
+)
+
+// Caps is what `codex app-server` can do: turn/steer folds a message into
+// the running turn, turn/interrupt ends it, thread/resume continues a
+// thread from a new process, approvals (commands, file changes) and
+// requestUserInput become requests, turn/plan/updated the todo list.
+// thread/fork and thread/revert are not wired yet.
+var Caps = core.Capabilities{Steer: true, Interrupt: true, Resume: true, Approvals: true, UserInput: true, Plans: true}
+
+// Install is the advice when the CLI is missing.
+const Install = "install Codex: npm install -g @openai/codex"
+
+// Config is how the adapter starts the app-server.
+type Config struct {
+	Name     string
+	Command  []string // default: codex app-server
+	Model    string   // thread/start model, when set
+	Env      []string
+	Home     string
+	Settings agentproc.Settings
+}
+
+// Profile is the `codex` profile ($NEXUS_CODEX_COMMAND overrides the
+// command line, $NEXUS_CODEX_MODEL the model).
+func Profile(name string) providers.Profile {
+	return providers.Profile{Name: name, Kind: "codex", Caps: Caps,
+		Description: "OpenAI Codex (codex app-server; needs the codex CLI and its login or OPENAI_API_KEY)",
+		New: func(ctx context.Context, sink providers.Sink) providers.Provider {
+			return New(ctx, sink, Config{Name: name, Command: agentproc.CommandFromEnv(name, []string{"codex", "app-server"}),
+				Model: os.Getenv("NEXUS_CODEX_MODEL"), Settings: agentproc.SettingsFromEnv()})
+		}}
+}
+
+// New returns the provider: one app-server process per nexus thread.
+func New(ctx context.Context, sink providers.Sink, cfg Config) providers.Provider {
+	if len(cfg.Command) == 0 {
+		cfg.Command = []string{"codex", "app-server"}
+	}
+	if cfg.Name == "" {
+		cfg.Name = "codex"
+	}
+	if cfg.Settings == (agentproc.Settings{}) {
+		cfg.Settings = agentproc.DefaultSettings
+	}
+	return agentproc.NewRuntime(ctx, sink, Caps, func(thread string, out *agentproc.Emitter) agentproc.Session {
+		return newSession(cfg, thread, out)
+	})
+}

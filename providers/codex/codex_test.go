@@ -1,0 +1,144 @@
+package codex
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/providers"
+	"github.com/nexus-tui/nexus/providers/agentproc"
+	"github.com/nexus-tui/nexus/providers/agentproc/agenttest"
+)
+
+const wait = 10 * time.Second
+
+func fake(t *testing.T, script string, set agentproc.Settings) (providers.Provider, *agenttest.Sink, string) {
+	t.Helper()
+	bin := agenttest.Scripted(t)
+	log := filepath.Join(t.TempDir(), "agent.log")
+	sink := agenttest.NewSink()
+	if set == (agentproc.Settings{}) {
+		set = agentproc.Settings{Handshake: 5 * time.Second, Grace: 2 * time.Second, Term: 2 * time.Second}
+	}
+	p := New(context.Background(), sink, Config{Name: "codex", Command: []string{bin, agenttest.Script("codex/" + script)},
+		Env: []string{"SCRIPTED_LOG=" + log}, Settings: set})
+	t.Cleanup(p.Close)
+	return p, sink, log
+}
+
+func effect(kind, key string, attempt int) core.Effect {
+	run := "t1/" + string(rune('0'+attempt))
+	return core.Effect{Key: key, Kind: kind, Thread: "t1", Run: run, Attempt: run + "/a1", Provider: "codex"}
+}
+
+func TestTurnsApprovalPlanSteerQuestionInterrupt(t *testing.T) {
+	p, sink, log := fake(t, "turn.txt", agentproc.Settings{})
+	p.Handle(agenttest.StartTurn("t1", "codex", "hello"))
+	req := sink.Wait(t, wait, "the approval", agenttest.Kind(core.ObsRequest))
+	if req.Key != "0" || req.Action != "command" || req.Prompt != "Allow command: touch x? (make x)" || req.Parent != "call-1" {
+		t.Fatalf("approval = %+v", req)
+	}
+	a := effect(core.EffAnswer, "R1:answer", 1)
+	a.Request = &core.Request{Key: "0", Response: core.RespAllow}
+	p.Handle(a)
+	end := sink.Wait(t, wait, "the end of turn 1", agenttest.Kind(core.ObsTurnEnded))
+	if end.Status != core.AttemptCompleted {
+		t.Fatalf("turn 1 ended %+v", end)
+	}
+	if got := sink.Text("msg-1"); got != "Hello" {
+		t.Errorf("text = %q (streamed deltas must not be repeated at completion)", got)
+	}
+	var ref, plan, node, usage bool
+	for _, o := range sink.All() {
+		switch {
+		case o.Kind == core.ObsNativeRef && o.Text == "th-1":
+			ref = true
+		case o.Kind == core.ObsPlan && len(o.Items) == 2 && o.Items[1].Status == "in_progress":
+			plan = true
+		case o.Kind == core.ObsNode && o.Key == "call-1" && o.Status == core.NodeCompleted && strings.Contains(o.Text, "made"):
+			node = true
+		case o.Kind == core.ObsLLM && o.TokensIn == 21 && o.TokensOut == 10:
+			usage = true
+		}
+	}
+	if !ref || !plan || !node || !usage {
+		t.Fatalf("native ref %v, plan %v, command node %v, usage %v\n%s", ref, plan, node, usage, sink.Dump())
+	}
+
+	// Turn 2 in the same process: steer, question, interrupt.
+	e := agenttest.StartTurn("t1", "codex", "go on")
+	e.Run, e.Attempt, e.Key = "t1/2", "t1/2/a1", "t1/2/a1:turn"
+	p.Handle(e)
+	sink.Wait(t, wait, "turn 2 text", func(o core.Observation) bool { return o.Kind == core.ObsText && o.Text == "working" })
+	s := effect(core.EffSteer, "t1/2:steer1", 2)
+	s.Text = "also this"
+	p.Handle(s)
+	q := sink.Wait(t, wait, "the question", func(o core.Observation) bool { return o.Kind == core.ObsRequest && o.Key == "q1" })
+	if q.RequestKind != core.RequestUserInput || q.Prompt != "Which color? [red / blue]" {
+		t.Fatalf("question = %+v", q)
+	}
+	ans := effect(core.EffAnswer, "R2:answer", 2)
+	ans.Request = &core.Request{Key: "q1", Response: core.RespAnswer, Answer: "blue"}
+	p.Handle(ans)
+	p.Handle(effect(core.EffInterrupt, "t1/2/a1:interrupt", 2))
+	end = sink.Wait(t, wait, "the end of turn 2", func(o core.Observation) bool { return o.Kind == core.ObsTurnEnded && o.Run == "t1/2" })
+	if end.Status != core.AttemptInterrupted {
+		t.Fatalf("turn 2 ended %+v", end)
+	}
+	for _, o := range sink.All() {
+		if o.Kind == core.ObsEffectDone && o.Key == "t1/2:steer1" && o.Status != "completed" {
+			t.Errorf("steer effect = %+v", o)
+		}
+	}
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	agenttest.Log(t, log)
+}
+
+func TestResumeAndMissingSteer(t *testing.T) {
+	p, sink, log := fake(t, "resume.txt", agentproc.Settings{})
+	sink.Refs["t1/codex"] = "th-old"
+	p.Handle(agenttest.StartTurn("t1", "codex", "next"))
+	sink.Wait(t, wait, "turn started", agenttest.Kind(core.ObsTurnStarted))
+	s := effect(core.EffSteer, "t1/1:steer1", 1)
+	s.Text = "more"
+	p.Handle(s)
+	w := sink.Wait(t, wait, "the warning", agenttest.Kind(core.ObsWarning))
+	if !strings.Contains(w.Text, "no turn/steer") {
+		t.Errorf("warning = %q", w.Text)
+	}
+	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	if end.Status != core.AttemptFailed || !strings.Contains(end.Error, "stream disconnected before completion") {
+		t.Fatalf("turn ended %+v", end)
+	}
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	agenttest.Log(t, log)
+}
+
+func TestLifecycleFailures(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   []string
+	}{
+		{"garbage.txt", []string{"not app-server JSON before the handshake", "Welcome to codex"}},
+		{"exit.txt", []string{"exited with status 3", "invalid API key", "before answering initialize"}},
+		{"hang.txt", []string{"did not answer initialize within 1s"}},
+		{"die.txt", []string{"exited with status 7", "out of cheese"}},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			p, sink, _ := fake(t, tc.script, agentproc.Settings{Handshake: time.Second, Grace: time.Second, Term: time.Second})
+			p.Handle(agenttest.StartTurn("t1", "codex", "hi"))
+			end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+			for _, w := range tc.want {
+				if end.Status != core.AttemptFailed || !strings.Contains(end.Error, w) {
+					t.Errorf("turn ended %+v; the error should say %q", end, w)
+				}
+			}
+			sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
+		})
+	}
+}

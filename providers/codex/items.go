@@ -1,0 +1,300 @@
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/providers/agentproc"
+)
+
+const (
+	maxGarbage  = 50
+	maxToolText = 16 << 10
+)
+
+// read decodes the app-server's stdout until it closes.
+func (s *session) read(p *agentproc.Proc, r *rpc, gone chan struct{}) {
+	defer close(gone)
+	sc := agentproc.Lines(p.Stdout())
+	for sc.Scan() {
+		var m msg
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || (m.Method == "" && m.ID == nil) {
+			if s.garbageLine(sc.Bytes()) {
+				p.Stop(nil, 0, s.cfg.Settings.Term)
+				break
+			}
+			continue
+		}
+		s.mu.Lock()
+		s.garbage = 0
+		t := s.turn
+		s.mu.Unlock()
+		if t != nil {
+			t.Kick()
+		}
+		switch {
+		case m.Method == "" && m.ID != nil:
+			r.deliver(m)
+		case m.ID != nil:
+			s.serverRequest(r, m)
+		default:
+			s.notification(m)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		s.warn(fmt.Sprintf("%s: reading its output failed (%v); stopping it", s.cfg.Name, err))
+		p.Stop(nil, 0, s.cfg.Settings.Term)
+	}
+	s.died(p, r)
+}
+
+func (s *session) garbageLine(line []byte) bool {
+	s.mu.Lock()
+	s.garbage++
+	n, ready, hs := s.garbage, s.ready, s.hsErr
+	s.mu.Unlock()
+	snip := agentproc.Snippet(line, 200)
+	if !ready {
+		select {
+		case hs <- fmt.Sprintf("%s wrote something that is not app-server JSON before the handshake: %q; is %q really `codex app-server`?",
+			s.cfg.Name, snip, strings.Join(s.cfg.Command, " ")):
+		default:
+		}
+		return false
+	}
+	if n <= 3 {
+		s.warn(fmt.Sprintf("%s wrote a line that is not JSON (ignored): %q", s.cfg.Name, snip))
+	}
+	if n >= maxGarbage {
+		if t := s.current(); t != nil {
+			t.End(core.AttemptFailed, fmt.Sprintf("%s wrote %d lines in a row that are not JSON; stopping it", s.cfg.Name, n))
+		}
+		return true
+	}
+	return false
+}
+
+func (s *session) current() *agentproc.Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn
+}
+
+func (s *session) warn(text string) {
+	if t := s.current(); t != nil {
+		t.Obs(core.Observation{Kind: core.ObsWarning, Text: text})
+	}
+}
+
+// item is the union of the item fields nexus reads.
+type item struct {
+	Type             string          `json:"type"`
+	ID               string          `json:"id"`
+	Text             string          `json:"text"`
+	Command          json.RawMessage `json:"command"`
+	Status           string          `json:"status"`
+	AggregatedOutput *string         `json:"aggregatedOutput"`
+	ExitCode         *int            `json:"exitCode"`
+	Changes          []struct {
+		Path string `json:"path"`
+		Kind any    `json:"kind"`
+		Diff string `json:"diff"`
+	} `json:"changes"`
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	Query  string `json:"query"`
+}
+
+// notification maps one app-server notification to observations.
+func (s *session) notification(m msg) {
+	t := s.current()
+	if t == nil || t.Ended() {
+		return
+	}
+	var p struct {
+		TurnID string `json:"turnId"`
+		ItemID string `json:"itemId"`
+		Delta  string `json:"delta"`
+		Item   item   `json:"item"`
+		Turn   struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		} `json:"turn"`
+		Plan []struct {
+			Step   string `json:"step"`
+			Status string `json:"status"`
+		} `json:"plan"`
+		TokenUsage struct {
+			Last struct {
+				In     int `json:"inputTokens"`
+				Out    int `json:"outputTokens"`
+				Reason int `json:"reasoningOutputTokens"`
+			} `json:"last"`
+		} `json:"tokenUsage"`
+		Message   string `json:"message"`
+		WillRetry bool   `json:"willRetry"`
+		Error     struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	switch m.Method {
+	case "turn/started":
+		s.mu.Lock()
+		s.turnID = p.Turn.ID
+		s.mu.Unlock()
+	case "item/agentMessage/delta":
+		s.mu.Lock()
+		s.texts[p.ItemID] = true
+		s.mu.Unlock()
+		t.Obs(core.Observation{Kind: core.ObsText, Key: p.ItemID, Text: p.Delta})
+	case "item/started":
+		s.itemStarted(t, p.Item)
+	case "item/completed":
+		s.itemCompleted(t, p.Item)
+	case "turn/plan/updated":
+		var items []core.PlanItem
+		for _, x := range p.Plan {
+			items = append(items, core.PlanItem{Text: x.Step, Status: planStatus(x.Status)})
+		}
+		t.Obs(core.Observation{Kind: core.ObsPlan, Items: items})
+	case "thread/tokenUsage/updated":
+		s.mu.Lock()
+		s.usageN++
+		n := s.usageN
+		s.mu.Unlock()
+		t.Obs(core.Observation{Kind: core.ObsLLM, Key: fmt.Sprintf("codex:%s:%d", p.TurnID, n), Title: "codex",
+			TokensIn: p.TokenUsage.Last.In, TokensOut: p.TokenUsage.Last.Out + p.TokenUsage.Last.Reason})
+	case "warning", "configWarning":
+		if p.Message != "" {
+			t.Obs(core.Observation{Kind: core.ObsWarning, Text: "codex: " + p.Message})
+		}
+	case "error":
+		if p.WillRetry {
+			t.Obs(core.Observation{Kind: core.ObsWarning, Text: "codex (retrying): " + p.Error.Message})
+		} else {
+			s.mu.Lock()
+			s.failure = p.Error.Message
+			s.mu.Unlock()
+		}
+	case "turn/completed":
+		s.turnCompleted(t, p.Turn.Status, p.Turn.Error)
+	}
+}
+
+func (s *session) turnCompleted(t *agentproc.Turn, status string, e *struct {
+	Message string `json:"message"`
+}) {
+	s.mu.Lock()
+	failure := s.failure
+	s.turnID = ""
+	s.mu.Unlock()
+	switch status {
+	case "completed":
+		t.End(core.AttemptCompleted, "")
+	case "interrupted":
+		t.End(core.AttemptInterrupted, "interrupted")
+	default:
+		msg := failure
+		if e != nil && e.Message != "" {
+			msg = e.Message
+		}
+		if msg == "" {
+			msg = "the turn " + status
+		}
+		t.End(core.AttemptFailed, "codex: "+msg)
+	}
+}
+
+func (s *session) itemStarted(t *agentproc.Turn, it item) {
+	if title, ok := itemTitle(it); ok {
+		t.Obs(core.Observation{Kind: core.ObsNode, Key: it.ID, NodeKind: core.NodeToolCall, Status: core.NodeRunning, Title: title})
+	}
+}
+
+func (s *session) itemCompleted(t *agentproc.Turn, it item) {
+	if it.Type == "agentMessage" {
+		s.mu.Lock()
+		streamed := s.texts[it.ID]
+		delete(s.texts, it.ID)
+		s.mu.Unlock()
+		text := ""
+		if !streamed {
+			text = it.Text
+		}
+		if streamed || text != "" {
+			t.Obs(core.Observation{Kind: core.ObsText, Key: it.ID, Text: text, Final: true})
+		}
+		return
+	}
+	title, ok := itemTitle(it)
+	if !ok {
+		return
+	}
+	status := core.NodeCompleted
+	if it.Status == "failed" || it.Status == "declined" || (it.ExitCode != nil && *it.ExitCode != 0) {
+		status = core.NodeFailed
+	}
+	text := ""
+	if it.AggregatedOutput != nil {
+		text = *it.AggregatedOutput
+	}
+	if it.ExitCode != nil {
+		text = strings.TrimSpace(text + fmt.Sprintf("\n(exit %d)", *it.ExitCode))
+	}
+	for _, c := range it.Changes {
+		text += c.Path + "\n" + c.Diff
+	}
+	if len(text) > maxToolText {
+		text = text[:maxToolText] + "\n[... cut by nexus]"
+	}
+	if text == "" {
+		text = it.Status
+	}
+	t.Obs(core.Observation{Kind: core.ObsNode, Key: it.ID, NodeKind: core.NodeToolCall, Status: status, Title: title, Text: text})
+}
+
+// itemTitle names the tool items that become nodes.
+func itemTitle(it item) (string, bool) {
+	switch it.Type {
+	case "commandExecution":
+		return "command: " + commandText(it.Command), true
+	case "fileChange":
+		var paths []string
+		for _, c := range it.Changes {
+			paths = append(paths, c.Path)
+		}
+		return "edit: " + strings.Join(paths, ", "), true
+	case "mcpToolCall":
+		return "mcp: " + it.Server + "/" + it.Tool, true
+	case "webSearch":
+		return "web search: " + it.Query, true
+	}
+	return "", false
+}
+
+// commandText is a command given as a string or as argv.
+func commandText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var argv []string
+	_ = json.Unmarshal(raw, &argv)
+	return strings.Join(argv, " ")
+}
+
+func planStatus(s string) string {
+	switch s {
+	case "completed":
+		return "completed"
+	case "inProgress", "in_progress":
+		return "in_progress"
+	}
+	return "pending"
+}

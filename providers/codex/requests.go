@@ -1,0 +1,142 @@
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// request is a server request waiting for the person.
+type request struct {
+	id        json.RawMessage
+	method    string
+	questions []string // requestUserInput question ids
+}
+
+// serverRequest turns approvals and questions into requests; anything
+// else is refused at once so the app-server never waits on nexus.
+func (s *session) serverRequest(r *rpc, m msg) {
+	var p struct {
+		ItemID    string          `json:"itemId"`
+		Command   json.RawMessage `json:"command"`
+		Reason    string          `json:"reason"`
+		Cwd       string          `json:"cwd"`
+		Questions []struct {
+			ID       string `json:"id"`
+			Header   string `json:"header"`
+			Question string `json:"question"`
+			Options  []struct {
+				Label string `json:"label"`
+			} `json:"options"`
+		} `json:"questions"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	t := s.current()
+	if t == nil || t.Ended() {
+		_ = r.replyError(m.ID, -32000, "nexus has no running turn for this request")
+		return
+	}
+	key := idString(m.ID)
+	q := &request{id: m.ID, method: m.Method}
+	o := core.Observation{Kind: core.ObsRequest, Key: key, Parent: p.ItemID, RequestKind: core.RequestApproval}
+	switch m.Method {
+	case "item/commandExecution/requestApproval", "execCommandApproval":
+		o.Action = "command"
+		o.Prompt = "Allow command: " + commandText(p.Command) + "?"
+	case "item/fileChange/requestApproval", "applyPatchApproval":
+		o.Action = "write"
+		o.Prompt = "Allow Codex to change files?"
+	case "item/tool/requestUserInput":
+		o.RequestKind = core.RequestUserInput
+		var lines []string
+		for _, x := range p.Questions {
+			q.questions = append(q.questions, x.ID)
+			line := x.Question
+			var opts []string
+			for _, op := range x.Options {
+				opts = append(opts, op.Label)
+			}
+			if len(opts) > 0 {
+				line += " [" + strings.Join(opts, " / ") + "]"
+			}
+			lines = append(lines, line)
+		}
+		if len(lines) > 1 {
+			lines = append(lines, "(answer one line per question)")
+		}
+		o.Prompt = strings.Join(lines, "\n")
+	default:
+		_ = r.replyError(m.ID, errMethodNotFound, fmt.Sprintf("nexus does not handle %s", m.Method))
+		return
+	}
+	if p.Reason != "" {
+		o.Prompt += " (" + p.Reason + ")"
+	}
+	if o.Action != "" && t.E.Turn != nil && t.E.Turn.Policy.Allows(o.Action) {
+		// The thread lets the agent do this without asking (--yes or
+		// an earlier "allow always").
+		_ = r.reply(m.ID, map[string]any{"decision": "accept"})
+		return
+	}
+	s.mu.Lock()
+	s.reqs[key] = q
+	s.mu.Unlock()
+	t.Obs(o)
+}
+
+// answer delivers a resolved request.
+func (s *session) answer(e core.Effect) {
+	if e.Request == nil {
+		s.out.Done(e, "failed", "no request in the effect")
+		return
+	}
+	s.mu.Lock()
+	q := s.reqs[e.Request.Key]
+	delete(s.reqs, e.Request.Key)
+	r := s.rpc
+	s.mu.Unlock()
+	if q == nil || r == nil {
+		s.out.Done(e, "missed", "codex no longer waits for this request")
+		return
+	}
+	var result any
+	legacy := q.method == "execCommandApproval" || q.method == "applyPatchApproval"
+	switch {
+	case q.method == "item/tool/requestUserInput":
+		lines := strings.Split(strings.TrimSpace(e.Request.Answer), "\n")
+		answers := map[string]any{}
+		for i, id := range q.questions {
+			a := e.Request.Answer
+			if len(q.questions) > 1 && len(lines) == len(q.questions) {
+				a = lines[i]
+			}
+			answers[id] = map[string]any{"answers": []string{strings.TrimSpace(a)}}
+		}
+		result = map[string]any{"answers": answers}
+	case legacy:
+		d := "denied"
+		switch e.Request.Response {
+		case core.RespAllow:
+			d = "approved"
+		case core.RespAllowAlways:
+			d = "approved_for_session"
+		}
+		result = map[string]any{"decision": d}
+	default:
+		d := "decline"
+		switch e.Request.Response {
+		case core.RespAllow:
+			d = "accept"
+		case core.RespAllowAlways:
+			d = "acceptForSession"
+		}
+		result = map[string]any{"decision": d}
+	}
+	if err := r.reply(q.id, result); err != nil {
+		s.out.Done(e, "failed", err.Error())
+		return
+	}
+	s.out.Done(e, "completed", "")
+}

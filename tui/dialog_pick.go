@@ -1,0 +1,167 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/themes"
+)
+
+type (
+	// actFork: fork a thread at a run, then close.
+	actFork struct {
+		thread string
+		run    int
+	}
+	// actSwitch: move a thread to another provider profile, then close.
+	actSwitch struct {
+		thread  string
+		profile Profile
+	}
+)
+
+func (actFork) isAction()   {}
+func (actSwitch) isAction() {}
+
+// pickItem is one line of a pick dialog.
+type pickItem struct {
+	label string
+	note  string // muted text after the label
+}
+
+// pickDialog is a list to choose one item from: up/down move, enter
+// picks, esc cancels. pick turns the chosen index into the action.
+type pickDialog struct {
+	title  string
+	intro  string
+	items  []pickItem
+	cursor int
+	top    int
+	hints  string
+	pick   func(i int) action
+}
+
+func (d *pickDialog) update(msg tea.Msg, keys KeyMap) (action, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return actNone{}, nil
+	}
+	switch {
+	case key.Matches(k, keys.CancelDialog):
+		return actClose{}, nil
+	case key.Matches(k, keys.Confirm) && len(d.items) > 0:
+		return d.pick(d.cursor), nil
+	case key.Matches(k, keys.Up, keys.PrevField):
+		d.cursor = max(0, d.cursor-1)
+	case key.Matches(k, keys.Down, keys.NextField):
+		d.cursor = min(len(d.items)-1, d.cursor+1)
+	}
+	return actNone{}, nil
+}
+
+func (d *pickDialog) view(st *themes.Styles, maxW, maxH int) []string {
+	inner := max(20, maxW-4)
+	var body []string
+	if d.intro != "" {
+		for _, l := range wrapBody(d.intro, maxW) {
+			body = append(body, st.Muted.Render(l))
+		}
+		body = append(body, "")
+	}
+	room := max(1, maxH-4-len(body)-2)
+	if d.cursor < d.top {
+		d.top = d.cursor
+	}
+	if d.cursor >= d.top+room {
+		d.top = d.cursor - room + 1
+	}
+	if len(d.items) == 0 {
+		body = append(body, st.Muted.Render("nothing to choose from"))
+	}
+	for i := d.top; i < len(d.items) && i < d.top+room; i++ {
+		it := d.items[i]
+		line := "  " + oneLine(it.label)
+		if i == d.cursor {
+			line = "▸ " + oneLine(it.label)
+		}
+		if it.note != "" {
+			line += " · " + oneLine(it.note)
+		}
+		line = trunc(line, inner)
+		if i == d.cursor {
+			line = st.Selected.Render(fit(line, inner))
+		} else {
+			line = st.Text.Render(line)
+		}
+		body = append(body, line)
+	}
+	return dialogFrame(st, d.title, body, d.hints, maxW, maxH)
+}
+
+// newForkDialog lists the completed runs of a thread, newest first, to
+// fork it at one of them.
+func newForkDialog(st *core.State, th *core.Thread) *pickDialog {
+	d := &pickDialog{title: "Fork " + threadTitle(th), hints: "enter fork here · up/down pick a run · esc cancel",
+		intro: "A fork is a new thread whose context is this one's runs up to the run you pick. Only completed runs are stable points."}
+	var runs []int
+	for _, r := range st.RunsOf(th.ID) {
+		if r.Status != core.RunCompleted {
+			continue
+		}
+		note := ""
+		if r.EndedAt > r.StartedAt && r.StartedAt > 0 {
+			note = duration(time.Duration(r.EndedAt - r.StartedAt))
+		}
+		d.items = append([]pickItem{{label: fmt.Sprintf("run %d: %s", r.Ordinal, oneLine(r.Text)), note: note}}, d.items...)
+		runs = append([]int{r.Ordinal}, runs...)
+	}
+	id := th.ID
+	d.pick = func(i int) action { return actFork{thread: id, run: runs[i]} }
+	return d
+}
+
+// newSwitchDialog lists the provider profiles to move a thread to; the
+// current one is preselected.
+func newSwitchDialog(th *core.Thread, profiles []Profile) *pickDialog {
+	d := &pickDialog{title: "Switch provider of " + threadTitle(th),
+		hints: "enter switch · up/down pick · esc cancel",
+		intro: "The thread keeps its runs; the new provider is given a summary of them. Switch between runs, not during one."}
+	for i, p := range profiles {
+		note := p.Description
+		if p.Name == th.Provider {
+			note = "current · " + note
+			d.cursor = i
+		}
+		d.items = append(d.items, pickItem{label: p.Name, note: note})
+	}
+	id := th.ID
+	d.pick = func(i int) action { return actSwitch{thread: id, profile: profiles[i]} }
+	return d
+}
+
+// openFork opens the fork dialog for the selected thread.
+func (m *Model) openFork() tea.Cmd {
+	th := m.selectedThread()
+	if th == nil {
+		return m.setFlash("no thread selected to fork", true)
+	}
+	d := newForkDialog(m.state, th)
+	if len(d.items) == 0 {
+		return m.setFlash("this thread has no completed run to fork from yet", true)
+	}
+	m.pushDialog(d)
+	return nil
+}
+
+// openSwitch opens the provider dialog for the selected thread.
+func (m *Model) openSwitch() tea.Cmd {
+	th := m.selectedThread()
+	if th == nil {
+		return m.setFlash("no thread selected", true)
+	}
+	m.pushDialog(newSwitchDialog(th, m.opts.Profiles))
+	return nil
+}

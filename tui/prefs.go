@@ -1,0 +1,146 @@
+package tui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// prefsFile is where the layout a person chose is kept, in the state dir.
+const prefsFile = "tui.json"
+
+// prefs are the pane proportions a person set with the resize keys. Zero
+// fields mean the default layout.
+type prefs struct {
+	// LeftPercent is the left column's share of the screen width.
+	LeftPercent int `json:"leftPercent,omitempty"`
+	// TodoPercent is the todos pane's share of the body height.
+	TodoPercent int `json:"todoPercent,omitempty"`
+}
+
+// Bounds of the proportions, and the step of one key press.
+const (
+	minLeftPercent = 10
+	maxLeftPercent = 70
+	minTodoPercent = 10
+	maxTodoPercent = 80
+	percentStep    = 3
+)
+
+// loadPrefs reads the layout file. A missing file is the default layout;
+// a broken one is reported and ignored, so it never keeps the UI from
+// starting. Run calls it before the program starts: it is I/O.
+func loadPrefs(path string) (prefs, error) {
+	var p prefs
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, nil
+	}
+	if err != nil {
+		return p, fmt.Errorf("cannot read the layout file %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return prefs{}, fmt.Errorf("layout file %s is not valid JSON (%v); using the default layout", path, err)
+	}
+	p.LeftPercent = clampPref(p.LeftPercent, minLeftPercent, maxLeftPercent)
+	p.TodoPercent = clampPref(p.TodoPercent, minTodoPercent, maxTodoPercent)
+	return p, nil
+}
+
+// clampPref bounds a stored proportion; 0 stays 0 (the default).
+func clampPref(v, lo, hi int) int {
+	if v == 0 {
+		return 0
+	}
+	return clamp(v, lo, hi)
+}
+
+// prefsWriter saves the layout file from submit-style Cmds. Saves can
+// finish out of order on Bubble Tea's goroutines; each carries a version
+// and an older one never overwrites a newer one.
+type prefsWriter struct {
+	path    string
+	mu      sync.Mutex
+	version int // last version issued (owned by the event loop)
+	written int // last version on disk (guarded by mu)
+}
+
+// prefsSavedMsg reports a failed save; nil err is not sent.
+type prefsSavedMsg struct{ err error }
+
+// save returns a Cmd that writes p atomically (temp file, rename).
+func (w *prefsWriter) save(p prefs) tea.Cmd {
+	if w == nil || w.path == "" {
+		return nil
+	}
+	w.version++
+	v := w.version
+	return func() tea.Msg {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if v < w.written {
+			return nil
+		}
+		if err := writePrefs(w.path, p); err != nil {
+			return prefsSavedMsg{err: err}
+		}
+		w.written = v
+		return nil
+	}
+}
+
+func writePrefs(path string, p prefs) error {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tui-*.json")
+	if err != nil {
+		return fmt.Errorf("cannot save the layout: %w", err)
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot save the layout: %w", errors.Join(werr, cerr))
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot save the layout: %w", err)
+	}
+	return nil
+}
+
+// resizeLeft widens (d > 0) or narrows the left column and saves it.
+func (m *Model) resizeLeft(d int) tea.Cmd {
+	if m.gridShown() || m.lay.tooSmall {
+		return nil
+	}
+	cur := m.prefs.LeftPercent
+	if cur == 0 && m.width > 0 {
+		cur = m.lay.threads.w * 100 / m.width
+	}
+	m.prefs.LeftPercent = clamp(cur+d*percentStep, minLeftPercent, maxLeftPercent)
+	m.relayout()
+	return m.prefsOut.save(m.prefs)
+}
+
+// resizeTodos grows (d > 0) or shrinks the todos pane and saves it.
+func (m *Model) resizeTodos(d int) tea.Cmd {
+	if m.gridShown() || m.lay.tooSmall {
+		return nil
+	}
+	cur := m.prefs.TodoPercent
+	if body := m.lay.threads.h + m.lay.todos.h; cur == 0 && body > 0 {
+		cur = m.lay.todos.h * 100 / body
+	}
+	m.prefs.TodoPercent = clamp(cur+d*percentStep, minTodoPercent, maxTodoPercent)
+	m.relayout()
+	return m.prefsOut.save(m.prefs)
+}
