@@ -12,6 +12,7 @@ import (
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/core/api"
 	"github.com/nexus-tui/nexus/providers"
+	"github.com/nexus-tui/nexus/providers/acp"
 	"github.com/nexus-tui/nexus/providers/builtin"
 	"github.com/nexus-tui/nexus/providers/claude"
 	"github.com/nexus-tui/nexus/providers/codex"
@@ -55,6 +56,9 @@ func newRegistry(exec builtin.Executor) *providers.Registry {
 	// External agents: one process per thread each (providers/agentproc).
 	reg.Add(claude.Profile("claude"))
 	reg.Add(codex.Profile("codex"))
+	for _, p := range acp.Profiles() {
+		reg.Add(p)
+	}
 	return reg
 }
 

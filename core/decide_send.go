@@ -8,9 +8,18 @@ func (t *tx) send(c *Command) *Rejection {
 	}
 	active := t.st.ActiveRun(th.ID)
 	mode := c.Mode
-	if active != nil && (active.Finishing != "" || active.AwaitBase) {
-		// The run's turn is over (or not begun): only its checkpoint is
-		// pending. Nothing can be folded into it; a follow-up waits.
+	if active != nil && active.AwaitBase && (mode == "" || mode == ModeAuto || mode == ModeSteer || mode == ModeRestart) {
+		// The turn has not begun (the baseline is being captured): the
+		// message joins the run's instructions before the provider sees it.
+		r := *active
+		r.Steers = append(append([]string(nil), r.Steers...), c.Text)
+		t.putRun(r)
+		t.receipt.Run, t.receipt.Ordinal, t.receipt.Mode = r.ID, r.Ordinal, ModeSteer
+		return nil
+	}
+	if active != nil && active.Finishing != "" {
+		// The run's turn is over: only its checkpoint is pending. Nothing
+		// can be folded into it; a follow-up waits.
 		switch mode {
 		case "", ModeAuto, ModeQueue:
 			mode = ModeQueue

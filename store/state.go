@@ -134,7 +134,13 @@ func decMap[V any](r *reader, f func(*reader) *V) map[string]*V {
 	m := make(map[string]*V, n)
 	for ; n > 0 && r.err == nil; n-- {
 		k := r.str()
-		m[k] = f(r)
+		v := f(r)
+		if v == nil && r.err == nil {
+			// EncodeState never writes one, and the projection's code
+			// assumes every entry is there (FuzzDecodeState found it).
+			r.fail("entry %.40q is nil", k)
+		}
+		m[k] = v
 	}
 	return m
 }

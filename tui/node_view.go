@@ -68,7 +68,7 @@ func (m *Model) renderNode(n *core.Node, q *core.Request, depth, w, kids int) []
 // needs; else it is cut to fit the line.
 func (m *Model) nodeHead(indent, glyph string, st lipgloss.Style, title, meta string, w int, open bool) []string {
 	avail := max(1, w-len(indent)-2)
-	if !open {
+	if !open || lipgloss.Width(oneLine(title)+meta) <= avail {
 		t := trunc(oneLine(title), max(1, avail-lipgloss.Width(meta)))
 		return []string{indent + st.Render(glyph+" ") + m.st.Text.Render(t) + m.st.Muted.Render(meta)}
 	}

@@ -117,6 +117,10 @@ func (m *Model) hints() []string {
 		return []string{"enter send · tab panes · ctrl+n new · f1 help · ctrl+c quit",
 			"tab panes · f1 help · ctrl+c quit", "f1 help"}
 	}
+	if m.focus == focusMain {
+		return []string{"up/down steps · enter open/close · i write · tab panes · ? help · q quit",
+			"enter open/close · ? help · q quit", "? help"}
+	}
 	return []string{"tab panes · / filter · ctrl+n new · ? help · q quit", "tab panes · ? help · q quit", "? help"}
 }
 

@@ -90,11 +90,11 @@ func (s *session) cancelTurn() {
 	perms := s.perms
 	s.perms = map[string]*perm{}
 	s.mu.Unlock()
-	for _, p := range perms {
-		close(p.cancel)
-	}
 	if conn != nil {
 		_ = conn.Cancel(ctx, sdk.CancelNotification{SessionId: sid})
+	}
+	for _, p := range perms {
+		close(p.cancel)
 	}
 }
 
@@ -113,19 +113,19 @@ func (s *session) startTurn(e core.Effect) {
 	}
 	s.mu.Lock()
 	s.turn, s.textKey = turn, ""
-	conn, sid, ctx := s.conn, s.sid, s.ctx
+	conn, sid, ctx, proc, gone := s.conn, s.sid, s.ctx, s.proc, s.gone
 	s.mu.Unlock()
 	turn.Obs(core.Observation{Kind: core.ObsNativeRef, Text: string(sid)})
 	turn.Obs(core.Observation{Kind: core.ObsTurnStarted})
 	prompt := agentproc.Prompt(e.Turn, history)
 	go func() {
 		resp, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock(prompt)}})
-		s.promptDone(turn, resp, err)
+		s.promptDone(turn, resp, err, proc, gone)
 	}()
 }
 
 // promptDone ends the turn from session/prompt's answer.
-func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err error) {
+func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err error, p *agentproc.Proc, gone chan struct{}) {
 	s.closeText(t)
 	s.mu.Lock()
 	for k, p := range s.perms {
@@ -134,16 +134,13 @@ func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err err
 	}
 	cost := s.cost - s.costSeen
 	s.costSeen = s.cost
-	p := s.proc
 	s.mu.Unlock()
 	if err != nil {
 		msg := fmt.Sprintf("%s: session/prompt failed: %v", s.cfg.Name, err)
-		if p != nil {
-			select {
-			case <-s.gone:
-				msg = p.ExitReason()
-			case <-time.After(100 * time.Millisecond):
-			}
+		select {
+		case <-gone:
+			msg = p.ExitReason()
+		case <-time.After(500 * time.Millisecond):
 		}
 		t.End(core.AttemptFailed, msg)
 		return
@@ -261,8 +258,12 @@ func (s *session) spawn(dir string) error {
 	s.proc, s.ctx, s.cancelCtx, s.gone, s.hsErr, s.ready, s.stopping, s.sid, s.garbage, s.workspace =
 		p, ctx, cancel, gone, hs, false, false, "", 0, dir
 	s.mu.Unlock()
-	conn := sdk.NewClientSideConnection(&client{s: s}, p.Stdin(), s.filter(p, gone))
+	// The SDK's reader starts at once, and SetLogger races with it
+	// unless the reader sees nothing until the logger is set.
+	release := make(chan struct{})
+	conn := sdk.NewClientSideConnection(&client{s: s}, p.Stdin(), s.filter(p, gone, release))
 	conn.SetLogger(discardLogger)
+	close(release)
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()
@@ -324,10 +325,11 @@ func stderrTail(p *agentproc.Proc) string {
 // filter passes the agent's JSON lines to the SDK and handles the rest:
 // garbage before the handshake fails it, later garbage is warned about.
 // When stdout ends it reports the end of the process.
-func (s *session) filter(p *agentproc.Proc, gone chan struct{}) io.Reader {
+func (s *session) filter(p *agentproc.Proc, gone, release chan struct{}) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
 		defer close(gone)
+		<-release
 		sc := agentproc.Lines(p.Stdout())
 		for sc.Scan() {
 			b := sc.Bytes()
@@ -416,10 +418,10 @@ func (s *session) died(p *agentproc.Proc) {
 	s.proc, s.conn, s.ready = nil, nil, false
 	s.mu.Unlock()
 	s.terms.killAll()
+	cancel()
 	if stopping || !ready {
 		return
 	}
-	cancel()
 	reason := p.ExitReason()
 	run := ""
 	if t != nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Checkpoint is one captured snapshot of a workspace.
@@ -171,11 +172,11 @@ func commitMessage(thread, scope, parent, base string) string {
 }
 
 // stage makes the temporary index match the workspace's files under its
-// prefix. One ls-files pass lists what differs from the index (changed,
-// deleted and untracked files, ignored ones left out) while the bounds are
-// checked, so nothing is hashed into the repository past a bound; then
-// update-index hashes only those files. That is what `git add -A` does,
-// with the scan and the bound check in one pass. It returns the bytes of
+// prefix, like `git add -A`, but with the bounds checked before anything
+// is hashed into the repository. Two listings run side by side:
+// diff-files (changed and deleted tracked files; it stats the index in
+// parallel) and ls-files -o (untracked files, ignored ones left out).
+// Then update-index hashes exactly those paths. It returns the bytes of
 // content staged.
 func (m *Manager) stage(ctx context.Context, w *ws, index string) (int64, error) {
 	have, err := indexEntries(index)
@@ -185,52 +186,74 @@ func (m *Manager) stage(ctx context.Context, w *ws, index string) (int64, error)
 	if have > m.opts.MaxFiles {
 		return 0, &BoundError{Workspace: w.Path, Kind: BoundFiles, Limit: m.opts.MaxFiles, Seen: have}
 	}
-	args := []string{"ls-files", "-z", "-t", "-m", "-o", "--exclude-standard"}
-	if w.exclude != "" {
-		args = append(args, "-x", w.exclude)
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var size atomic.Int64
+	count := func(p string) error {
+		if st, err := os.Lstat(filepath.Join(w.Path, p)); err == nil && !st.IsDir() {
+			if n := size.Add(st.Size()); n > m.opts.MaxBytes {
+				return &BoundError{Workspace: w.Path, Kind: BoundBytes, Limit: m.opts.MaxBytes, Seen: n, Path: p}
+			}
+		}
+		return nil
 	}
 	// Changed paths go first: a tracked file that became a directory must
 	// leave the index before the files inside it come in.
-	var changed, untrackedPaths bytes.Buffer
-	var size, untracked int64
-	err = m.scan(ctx, w.cmd("capture", index, args...), func(rec []byte) error {
-		if len(rec) < 3 || rec[1] != ' ' {
-			return nil
+	var changed, untracked bytes.Buffer
+	var cerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cerr = m.scan(sctx, w.cmd("capture", index, "diff-files", "-z", "--name-only", "--relative", "--ignore-submodules=dirty"),
+			func(rec []byte) error {
+				changed.Write(rec)
+				changed.WriteByte(0)
+				return count(string(rec))
+			})
+		if cerr != nil {
+			cancel()
 		}
-		p := string(rec[2:])
-		if strings.HasSuffix(p, "/") {
-			// An untracked nested repository: left out, like an
-			// ignored directory (see doc.go).
-			return nil
-		}
-		if rec[0] == '?' {
-			if untracked++; have+untracked > m.opts.MaxFiles {
-				return &BoundError{Workspace: w.Path, Kind: BoundFiles, Limit: m.opts.MaxFiles, Seen: have + untracked, Path: p}
-			}
-		}
-		if st, err := os.Lstat(filepath.Join(w.Path, p)); err == nil && !st.IsDir() {
-			if size += st.Size(); size > m.opts.MaxBytes {
-				return &BoundError{Workspace: w.Path, Kind: BoundBytes, Limit: m.opts.MaxBytes, Seen: size, Path: p}
-			}
-		}
-		buf := &changed
-		if rec[0] == '?' {
-			buf = &untrackedPaths
-		}
-		buf.WriteString(p)
-		buf.WriteByte(0)
-		return nil
-	})
-	if err != nil {
-		return 0, err
+	}()
+	args := []string{"ls-files", "-z", "-o", "--exclude-standard"}
+	if w.exclude != "" {
+		args = append(args, "-x", w.exclude)
 	}
-	if changed.Len()+untrackedPaths.Len() == 0 {
+	var files int64
+	uerr := m.scan(sctx, w.cmd("capture", index, args...), func(rec []byte) error {
+		p := string(rec)
+		if strings.HasSuffix(p, "/") {
+			// An untracked nested repository: left out (see doc.go).
+			return nil
+		}
+		if files++; have+files > m.opts.MaxFiles {
+			return &BoundError{Workspace: w.Path, Kind: BoundFiles, Limit: m.opts.MaxFiles, Seen: have + files, Path: p}
+		}
+		untracked.Write(rec)
+		untracked.WriteByte(0)
+		return count(p)
+	})
+	if uerr != nil {
+		cancel()
+	}
+	<-done
+	var be *BoundError
+	switch {
+	case errors.As(uerr, &be) || errors.As(cerr, &be):
+		return 0, be
+	case ctx.Err() != nil:
+		return 0, ctx.Err()
+	case uerr != nil:
+		return 0, uerr
+	case cerr != nil:
+		return 0, cerr
+	}
+	if changed.Len()+untracked.Len() == 0 {
 		return 0, nil
 	}
 	c := w.cmd("capture", index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
-	c.stdin = io.MultiReader(&changed, &untrackedPaths)
+	c.stdin = io.MultiReader(&changed, &untracked)
 	_, err = m.run(ctx, c)
-	return size, err
+	return size.Load(), err
 }
 
 // writeTree writes the temporary index as a tree. An index copied from a

@@ -10,7 +10,8 @@
 //	expect JSON     read the next frame; it must contain JSON (objects
 //	                match as subsets, other values exactly)
 //	send JSON       write a frame; $name is replaced by a value captured
-//	                from an expected frame (see capture)
+//	                from an expected frame (see capture); $cwd is the
+//	                working directory
 //	capture NAME PATH   remember a field of the last expected frame
 //	                (PATH like request_id or params.threadId)
 //	sleep DURATION  wait
@@ -70,6 +71,7 @@ func main() {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 0, 1<<16), 64<<20)
 	vars := map[string]string{}
+	vars["cwd"], _ = os.Getwd()
 	var last any
 	for n, line := range strings.Split(string(script), "\n") {
 		line = strings.TrimSpace(line)
@@ -80,6 +82,9 @@ func main() {
 		switch verb {
 		case "expect":
 			var want any
+			for k, v := range vars {
+				arg = strings.ReplaceAll(arg, "$"+k, v)
+			}
 			if err := json.Unmarshal([]byte(arg), &want); err != nil {
 				fail("line %d: bad expect JSON: %v", n+1, err)
 			}

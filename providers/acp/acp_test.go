@@ -1,0 +1,130 @@
+package acp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/providers"
+	"github.com/nexus-tui/nexus/providers/agentproc"
+	"github.com/nexus-tui/nexus/providers/agentproc/agenttest"
+)
+
+const wait = 10 * time.Second
+
+func fake(t *testing.T, script string, set agentproc.Settings) (providers.Provider, *agenttest.Sink, string) {
+	t.Helper()
+	bin := agenttest.Scripted(t)
+	log := filepath.Join(t.TempDir(), "agent.log")
+	sink := agenttest.NewSink()
+	if set == (agentproc.Settings{}) {
+		set = agentproc.Settings{Handshake: 5 * time.Second, Grace: 2 * time.Second, Term: 2 * time.Second}
+	}
+	p := New(context.Background(), sink, Config{Name: "gemini", Command: []string{bin, agenttest.Script("acp/" + script)},
+		Env: []string{"SCRIPTED_LOG=" + log}, Settings: set})
+	t.Cleanup(p.Close)
+	return p, sink, log
+}
+
+func turnIn(ws, run, text string) core.Effect {
+	e := agenttest.StartTurn("t1", "gemini", text)
+	e.Run, e.Attempt, e.Key = "t1/"+run, "t1/"+run+"/a1", "t1/"+run+"/a1:turn"
+	e.Turn.Workspace = ws
+	return e
+}
+
+func TestPromptPermissionFilesTerminalPlanUsageCancel(t *testing.T) {
+	p, sink, log := fake(t, "turn.txt", agentproc.Settings{})
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	p.Handle(turnIn(ws, "1", "hello"))
+	req := sink.Wait(t, wait, "the permission", agenttest.Kind(core.ObsRequest))
+	if req.Action != "command" || req.Prompt != "Allow touch x?" || req.Parent != "tc1" {
+		t.Fatalf("request = %+v", req)
+	}
+	p.Handle(core.Effect{Key: "R1:answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
+		Request: &core.Request{Key: req.Key, Response: core.RespAllow}})
+	end := sink.Wait(t, wait, "the end of turn 1", agenttest.Kind(core.ObsTurnEnded))
+	if end.Status != core.AttemptCompleted {
+		t.Fatalf("turn 1 ended %+v", end)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "out.txt")); err != nil || string(b) != "written by the agent" {
+		t.Errorf("fs/write_text_file: %q %v", b, err)
+	}
+	if got := sink.Text("msg1"); got != "Hello" {
+		t.Errorf("text = %q", got)
+	}
+	var plan, node, usage, ref bool
+	for _, o := range sink.All() {
+		switch {
+		case o.Kind == core.ObsPlan && len(o.Items) == 2 && o.Items[1].Status == "in_progress":
+			plan = true
+		case o.Kind == core.ObsNode && o.Key == "tc1" && o.Status == core.NodeCompleted && o.Text == "from a terminal":
+			node = true
+		case o.Kind == core.ObsLLM && o.TokensIn == 10 && o.TokensOut == 5 && o.CostUSD == 0.02:
+			usage = true
+		case o.Kind == core.ObsNativeRef && o.Text == "s-1":
+			ref = true
+		}
+	}
+	if !plan || !node || !usage || !ref {
+		t.Fatalf("plan %v, tool node with terminal output %v, usage %v, native ref %v\n%s", plan, node, usage, ref, sink.Dump())
+	}
+
+	p.Handle(turnIn(ws, "2", "again"))
+	sink.Wait(t, wait, "the second permission", func(o core.Observation) bool { return o.Kind == core.ObsRequest && o.Run == "t1/2" })
+	p.Handle(core.Effect{Key: "t1/2/a1:interrupt", Kind: core.EffInterrupt, Thread: "t1", Run: "t1/2", Attempt: "t1/2/a1"})
+	end = sink.Wait(t, wait, "the end of turn 2", func(o core.Observation) bool { return o.Kind == core.ObsTurnEnded && o.Run == "t1/2" })
+	if end.Status != core.AttemptInterrupted {
+		t.Fatalf("turn 2 ended %+v", end)
+	}
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	agenttest.Log(t, log)
+}
+
+func TestLoadSessionByNativeRef(t *testing.T) {
+	p, sink, log := fake(t, "resume.txt", agentproc.Settings{})
+	sink.Refs["t1/gemini"] = "s-old"
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	p.Handle(turnIn(ws, "1", "next"))
+	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	if end.Status != core.AttemptCompleted {
+		t.Fatalf("turn ended %+v", end)
+	}
+	for _, o := range sink.All() {
+		if o.Kind == core.ObsText && strings.Contains(o.Text, "OLD") {
+			t.Errorf("replayed history shown as new output: %+v", o)
+		}
+	}
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	agenttest.Log(t, log)
+}
+
+func TestLifecycleFailures(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   []string
+	}{
+		{"garbage.txt", []string{"not ACP JSON-RPC before the handshake", "Loaded cached credentials"}},
+		{"exit.txt", []string{"exited with status 3", "invalid API key", "before answering initialize"}},
+		{"hang.txt", []string{"did not answer initialize within 1s"}},
+		{"die.txt", []string{"exited with status 7", "out of cheese"}},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			p, sink, _ := fake(t, tc.script, agentproc.Settings{Handshake: time.Second, Grace: time.Second, Term: time.Second})
+			p.Handle(turnIn(t.TempDir(), "1", "hi"))
+			end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+			for _, w := range tc.want {
+				if end.Status != core.AttemptFailed || !strings.Contains(end.Error, w) {
+					t.Errorf("turn ended %+v; the error should say %q", end, w)
+				}
+			}
+			sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
+		})
+	}
+}
