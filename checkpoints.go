@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/internal/failpoint"
 	"github.com/nexus-tui/nexus/store/checkpoint"
 )
 
@@ -40,6 +41,7 @@ func (c *checkpointer) exec(e core.Effect) {
 
 func (c *checkpointer) capture(e core.Effect) core.Observation {
 	o := core.Observation{Kind: core.ObsCheckpoint, Thread: e.Thread, Run: e.Run, Key: e.Scope}
+	failpoint.Hit("checkpoint.capture")
 	cp, err := c.m.Capture(c.ctx, e.Workspace, e.Thread, e.Scope)
 	if err != nil {
 		o.Status, o.Error = core.CkError, err.Error()
@@ -51,7 +53,9 @@ func (c *checkpointer) capture(e core.Effect) core.Observation {
 
 func (c *checkpointer) restore(e core.Effect) core.Observation {
 	o := core.Observation{Kind: core.ObsRestored, Thread: e.Thread, Key: e.Scope}
+	failpoint.Hit("rollback.files.before")
 	r, err := c.m.Restore(c.ctx, e.Workspace, e.Thread, e.Commit)
+	failpoint.Hit("rollback.files.after")
 	if err != nil {
 		o.Status, o.Error = "failed", err.Error()
 		return o

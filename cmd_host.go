@@ -6,13 +6,20 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/core/api"
+	"github.com/nexus-tui/nexus/providers/acp"
+	"github.com/nexus-tui/nexus/providers/agentproc"
+	"github.com/nexus-tui/nexus/providers/claude"
+	"github.com/nexus-tui/nexus/providers/codex"
+	"github.com/nexus-tui/nexus/providers/shell"
 	"github.com/nexus-tui/nexus/store"
 )
 
@@ -161,17 +168,85 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 
 func (a *app) cmdProviders(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("providers", flag.ContinueOnError)
-	if _, err := parseArgs(fs, args, 0, 0, "nexus providers"); err != nil {
+	check := fs.Bool("check", false, "also start each installed agent and run its protocol handshake")
+	if _, err := parseArgs(fs, args, 0, 0, "nexus providers [--check]"); err != nil {
 		return err
 	}
 	reg := newRegistry(nil)
+	names := reg.Names()
+	status := make([]string, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		p, _ := reg.Lookup(name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status[i] = profileStatus(p.Name, p.Kind, *check)
+		}()
+	}
+	wg.Wait()
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROFILE\tKIND\tSTATUS\tCAPABILITIES\tDESCRIPTION")
-	for _, name := range reg.Names() {
+	for i, name := range names {
 		p, _ := reg.Lookup(name)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, "ready (built in)", capsString(p.Caps), p.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, status[i], capsString(p.Caps), p.Description)
 	}
 	return tw.Flush()
+}
+
+// agentCheck is how `nexus providers` checks an external agent profile.
+type agentCheck struct {
+	command, install string
+	handshake        func(name, dir string, timeout time.Duration) error
+}
+
+func agentCheckFor(name, kind string) (agentCheck, bool) {
+	switch kind {
+	case "claude":
+		c := claude.ConfigFromEnv(name)
+		return agentCheck{c.Command[0], claude.Install, claude.Check}, true
+	case "codex":
+		c := codex.ConfigFromEnv(name)
+		return agentCheck{c.Command[0], codex.Install, codex.Check}, true
+	case "acp":
+		c := acp.ConfigFromEnv(name)
+		if len(c.Command) == 0 {
+			return agentCheck{}, false
+		}
+		return agentCheck{c.Command[0], c.Install, acp.Check}, true
+	case "shell":
+		c := shell.ConfigFromEnv(name)
+		return agentCheck{command: c.Command[0], install: "set $SHELL or NEXUS_SHELL_COMMAND"}, true
+	}
+	return agentCheck{}, false
+}
+
+// profileStatus says whether a profile can run here: found on PATH, its
+// version and, with check, whether its protocol handshake succeeds.
+func profileStatus(name, kind string, check bool) string {
+	c, ok := agentCheckFor(name, kind)
+	if !ok {
+		return "ready (built in)"
+	}
+	path, err := exec.LookPath(c.command)
+	if err != nil {
+		return fmt.Sprintf("missing: %s is not on PATH; %s", c.command, c.install)
+	}
+	st := "found " + path
+	if kind == "shell" {
+		return st
+	}
+	if v := agentproc.Version(path, 20*time.Second); v != "" {
+		st += " (" + v + ")"
+	}
+	if !check || c.handshake == nil {
+		return st
+	}
+	dir, _ := os.Getwd()
+	if err := c.handshake(name, dir, 60*time.Second); err != nil {
+		return st + "; handshake failed: " + err.Error()
+	}
+	return st + "; handshake ok"
 }
 
 func capsString(c core.Capabilities) string {

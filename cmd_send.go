@@ -115,8 +115,18 @@ func (a *app) cmdResume(ctx context.Context, args []string) error {
 	if len(pos) == 1 {
 		cmd.Thread = pos[0]
 	}
-	if _, err := a.submit(ctx, s, cmd); err != nil {
+	sub, err := s.Subscribe(ctx, 0)
+	if err != nil {
 		return err
+	}
+	rec, err := a.submit(ctx, s, cmd)
+	if err != nil {
+		return err
+	}
+	if rec.Op != "" {
+		if err := a.waitOp(ctx, sub, rec.Op); err != nil {
+			return err
+		}
 	}
 	st, err := s.State(ctx)
 	if err != nil {
@@ -132,7 +142,10 @@ func (a *app) cmdResume(ctx context.Context, args []string) error {
 		}
 	}
 	if len(runs) == 0 {
-		fmt.Fprintln(a.stdout, "nothing to resume")
+		if rec.Op == "" {
+			fmt.Fprintln(a.stdout, "nothing to resume")
+		}
+		s.linger(ctx)
 		return nil
 	}
 	err = a.waitRuns(ctx, s, runs, false, nil)

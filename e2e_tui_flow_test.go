@@ -44,10 +44,7 @@ func TestTUISteerAndQueue(t *testing.T) {
 	if r2.Status != "completed" || r2.Text != "then count back" {
 		t.Errorf("run 2: %s %q; want the queued message, completed", r2.Status, r2.Text)
 	}
-	tt.keys("C-c")
-	if code := tt.waitExit(); code != "0" {
-		t.Fatalf("nexus exited with %s, want 0", code)
-	}
+	tt.quitIdle()
 }
 
 // TestTUIResizeMidStream resizes the window to 80x24 and 200x60 while a
@@ -79,10 +76,7 @@ func TestTUIResizeMidStream(t *testing.T) {
 	tt.waitFor("draft kept")
 	tt.waitFor(`[sim] acted on: "tell a long story"`)
 	tt.waitLayout(120, 40)
-	tt.keys("C-c")
-	if code := tt.waitExit(); code != "0" {
-		t.Fatalf("nexus exited with %s after the resizes, want 0", code)
-	}
+	tt.quitIdle()
 }
 
 // TestTUIQuitRestoresTerminal starts nexus from a shell and quits it: the
@@ -99,10 +93,7 @@ func TestTUIQuitRestoresTerminal(t *testing.T) {
 	if tt.format("alternate_on") != "1" {
 		t.Errorf("nexus does not use the alternate screen")
 	}
-	tt.keys("C-c")
-	if code := tt.waitExit(); code != "0" {
-		t.Fatalf("nexus exited with %s, want 0", code)
-	}
+	tt.quitIdle()
 	scr := tt.waitFor2("term-42", "shell>")
 	if strings.Contains(scr, "No threads yet") {
 		t.Errorf("the UI is still on screen after quitting:\n%s", scr)
@@ -180,10 +171,7 @@ func TestTUIKillHostAndRestart(t *testing.T) {
 	tt2.waitFor("y allow once")
 	tt2.keys("y")
 	tt2.waitFor(`[sim] acted on: "ship it"`)
-	tt2.keys("C-c")
-	if code := tt2.waitExit(); code != "0" {
-		t.Fatalf("the restarted nexus exited with %s, want 0", code)
-	}
+	tt2.quitIdle()
 }
 
 // TestTUIClientLeavesRunAndNewClientSeesProgress: `nexus serve` in one
@@ -216,10 +204,7 @@ func TestTUIClientLeavesRunAndNewClientSeesProgress(t *testing.T) {
 	tt2.waitForAll("client of pid", "● running", "Todos")
 	tt2.waitFor(`[sim] acted on: "long job"`)
 	tt2.waitFor("✓ done")
-	tt2.keys("C-c")
-	if code := tt2.waitExit(); code != "0" {
-		t.Fatalf("the second client exited with %s, want 0", code)
-	}
+	tt2.quitIdle()
 	select {
 	case <-host.done:
 		t.Fatalf("the host stopped: %s", host.se.String())
@@ -273,8 +258,5 @@ func TestTUIGridFourThreads(t *testing.T) {
 	tt.waitForAll(cells...)
 	tt.keys("Escape")
 	tt.waitFor("Message → beta")
-	tt.keys("C-c")
-	if code := tt.waitExit(); code != "0" {
-		t.Fatalf("nexus exited with %s, want 0", code)
-	}
+	tt.quitIdle()
 }

@@ -270,3 +270,25 @@ func TestLayoutProblemCatchesOverlap(t *testing.T) {
 		}
 	}
 }
+
+// quitIdle waits until no run is active (the status line counts them;
+// a reply can be on screen a moment before its run completes), then
+// quits with ctrl+c and expects exit code 0.
+func (tt *tmuxTUI) quitIdle() {
+	tt.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		lines := strings.Split(strings.TrimRight(tt.screen(), "\n"), "\n")
+		if !strings.Contains(lines[len(lines)-1], " active") {
+			break
+		}
+		if time.Now().After(deadline) {
+			tt.t.Fatalf("runs still active after 30s:\n%s", tt.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tt.keys("C-c")
+	if code := tt.waitExit(); code != "0" {
+		tt.t.Fatalf("nexus exited with %s after quitting, want 0", code)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/nexus-tui/nexus/providers/builtin"
 	"github.com/nexus-tui/nexus/providers/claude"
 	"github.com/nexus-tui/nexus/providers/codex"
+	"github.com/nexus-tui/nexus/providers/shell"
 	"github.com/nexus-tui/nexus/store"
 	"github.com/nexus-tui/nexus/store/checkpoint"
 	"github.com/nexus-tui/nexus/workers"
@@ -59,6 +60,7 @@ func newRegistry(exec builtin.Executor) *providers.Registry {
 	for _, p := range acp.Profiles() {
 		reg.Add(p)
 	}
+	reg.Add(shell.Profile("shell"))
 	return reg
 }
 
@@ -176,6 +178,11 @@ func (s *session) linger(ctx context.Context) {
 			if r.Status == core.RunRunning {
 				busy = true
 				break
+			}
+		}
+		for _, op := range st.Operations {
+			if op.Status == core.OpRunning {
+				busy = true
 			}
 		}
 		if !busy {

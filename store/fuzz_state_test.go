@@ -2,7 +2,9 @@ package store
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/nexus-tui/nexus/core"
 )
@@ -28,6 +30,7 @@ func FuzzDecodeState(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		defer hangGuard(fmt.Sprintf("DecodeState(%.200x)", b))()
 		st, err := DecodeState(b)
 		if err != nil {
 			if st != nil {
@@ -55,4 +58,13 @@ func FuzzDecodeState(f *testing.F) {
 				st.Seq, again.Seq, len(st.Receipts), len(again.Receipts), len(st.Threads), len(again.Threads))
 		}
 	})
+}
+
+// hangGuard crashes the test binary if the input is still running after
+// a generous budget: the fuzzer then saves the input that hung, which it
+// does not do for an input that merely never returns. Call the result
+// when the input is done.
+func hangGuard(what string) func() {
+	t := time.AfterFunc(10*time.Second, func() { panic(what + " ran for over 10s") })
+	return func() { t.Stop() }
 }

@@ -140,10 +140,15 @@ func sendMode(st *core.State, th *core.Thread) string {
 	if th == nil || st == nil {
 		return "auto"
 	}
-	if st.ActiveRun(th.ID) == nil {
+	r := st.ActiveRun(th.ID)
+	switch {
+	case r == nil:
 		return "auto: start a run"
-	}
-	if th.Caps.Steer {
+	case r.AwaitBase:
+		return "auto: add to the starting run"
+	case r.Finishing != "":
+		return "auto: queue after the finishing run"
+	case th.Caps.Steer:
 		return "auto: steer the active run"
 	}
 	return "auto: restart the active run"

@@ -68,6 +68,8 @@ type harness struct {
 	ws string
 	// quit is set once a Cmd returned tea.Quit.
 	quit bool
+	// timers are the messages of the timers the model armed, in order.
+	timers []tea.Msg
 }
 
 func newHarness(t *testing.T, st *core.State, w, h int) *harness {
@@ -82,7 +84,9 @@ func newHarness(t *testing.T, st *core.State, w, h int) *harness {
 			{Name: "builtin:nosteer", Description: "no steering"}}}
 	m := newModel(ctx, b, opts, themes.NewStyles(theme))
 	m.now = func() time.Time { return time.Unix(0, 0).Add(10 * time.Minute) } // screens must not vary
-	hs := &harness{t: t, m: m, b: b, ws: ws}
+	m.spinning = true                                                         // no spinner ticks: they would re-arm forever
+	hs := hs0
+	hs.t, hs.m, hs.b, hs.ws = t, m, b, ws
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	if st != nil {
 		hs.send(snapshotMsg{state: st})
@@ -90,15 +94,20 @@ func newHarness(t *testing.T, st *core.State, w, h int) *harness {
 	return hs
 }
 
-// send delivers one message and runs the Cmds it returns (feeding their
-// messages back), skipping Cmds that do not finish quickly (timers).
+// send delivers one message and runs the Cmds it returns, feeding their
+// messages back. Timers are recorded, not run (see timers).
 func (hs *harness) send(msg tea.Msg) {
 	hs.t.Helper()
 	_, cmd := hs.m.Update(msg)
 	hs.run(cmd)
 }
 
+// cmdTimeout bounds one Cmd: every Cmd of the model finishes at once
+// against the stub backend, so one that does not is a bug.
+const cmdTimeout = 10 * time.Second
+
 func (hs *harness) run(cmd tea.Cmd) {
+	hs.t.Helper()
 	if cmd == nil {
 		return
 	}
@@ -107,8 +116,8 @@ func (hs *harness) run(cmd tea.Cmd) {
 	var msg tea.Msg
 	select {
 	case msg = <-done:
-	case <-time.After(300 * time.Millisecond):
-		return // a tea.Tick: not part of these tests
+	case <-time.After(cmdTimeout):
+		hs.t.Fatalf("a Cmd did not finish within %s", cmdTimeout)
 	}
 	switch msg := msg.(type) {
 	case nil:
@@ -119,6 +128,23 @@ func (hs *harness) run(cmd tea.Cmd) {
 	case tea.QuitMsg:
 		hs.quit = true
 	default:
+		hs.send(msg)
+	}
+}
+
+// fire delivers the armed timers' messages of type T (and drops them).
+func fire[T tea.Msg](hs *harness) {
+	hs.t.Helper()
+	var keep, due []tea.Msg
+	for _, msg := range hs.timers {
+		if _, ok := msg.(T); ok {
+			due = append(due, msg)
+		} else {
+			keep = append(keep, msg)
+		}
+	}
+	hs.timers = keep
+	for _, msg := range due {
 		hs.send(msg)
 	}
 }

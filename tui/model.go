@@ -29,10 +29,12 @@ type Model struct {
 	ctx     context.Context
 	backend Backend
 	now     func() time.Time // the clock for ages; fixed in tests
-	opts    Options
-	st      themes.Styles
-	keys    KeyMap
-	resync  func() // asks the bridge for a fresh snapshot; never blocks
+	// timer replaces tea.Tick in tests (nil: tea.Tick).
+	timer  func(d time.Duration, msg tea.Msg) tea.Cmd
+	opts   Options
+	st     themes.Styles
+	keys   KeyMap
+	resync func() // asks the bridge for a fresh snapshot; never blocks
 
 	width, height int
 	lay           layout
@@ -69,6 +71,9 @@ type Model struct {
 	flash   flash
 	conn    error // why the subscription is down; nil when connected
 	flashID int
+
+	spinning  bool // a spinner tick is pending
+	spinFrame int
 }
 
 // threadRow is the derived view of one thread for the list.
@@ -114,16 +119,23 @@ const ageTick = time.Minute
 // ageTickMsg re-arms the age tick.
 type ageTickMsg struct{}
 
-func tickAges() tea.Cmd {
-	return tea.Tick(ageTick, func(time.Time) tea.Msg { return ageTickMsg{} })
+func (m *Model) tickAges() tea.Cmd { return m.after(ageTick, ageTickMsg{}) }
+
+// after delivers msg after d. Every timer of the model goes through it,
+// so tests can see them and need not wait.
+func (m *Model) after(d time.Duration, msg tea.Msg) tea.Cmd {
+	if m.timer != nil {
+		return m.timer(d, msg)
+	}
+	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 }
 
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd {
 	if m.startNote != "" {
-		return tea.Batch(tickAges(), m.setFlash(m.startNote, true))
+		return tea.Batch(m.tickAges(), m.setFlash(m.startNote, true))
 	}
-	return tickAges()
+	return m.tickAges()
 }
 
 // Update implements tea.Model.
@@ -134,7 +146,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case snapshotMsg:
 		m.loadSnapshot(msg.state)
-		return m, nil
+		return m, m.startSpinner()
+	case spinMsg:
+		return m, m.spin()
 	case frameMsg:
 		return m, m.applyFrame(msg)
 	case connMsg:
@@ -144,7 +158,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case submitResultMsg:
 		return m, m.submitted(msg)
 	case ageTickMsg:
-		return m, tickAges()
+		return m, m.tickAges()
 	case prefsSavedMsg:
 		return m, m.setFlash(msg.err.Error(), true)
 	case clearFlashMsg:
@@ -240,6 +254,7 @@ func (m *Model) applyFrame(f frameMsg) tea.Cmd {
 		}
 		m.seen[m.selected] = m.activity[m.selected]
 		m.relayout()
+		return m.startSpinner()
 	}
 	return nil
 }

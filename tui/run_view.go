@@ -106,6 +106,12 @@ func (m *Model) runRule(r *core.Run, w int) string {
 	if r.InterruptRequested {
 		status += " · interrupting"
 	}
+	switch {
+	case r.AwaitBase:
+		status += " · capturing the baseline"
+	case r.Finishing != "":
+		status += " · capturing a checkpoint"
+	}
 	label := fmt.Sprintf("── run %d · ", r.Ordinal)
 	tail := ""
 	if r.StartedAt > 0 && r.EndedAt > r.StartedAt {

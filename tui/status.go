@@ -14,12 +14,43 @@ const flashDuration = 6 * time.Second
 // clearFlashMsg removes a flash message unless a newer one replaced it.
 type clearFlashMsg struct{ id int }
 
+// spinnerFrames turn in the status line while runs are active, so a
+// long quiet step still looks alive. Each frame changes one cell.
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// spinInterval is the spinner's frame time. It ticks only while runs
+// are active; an idle screen writes nothing.
+const spinInterval = 100 * time.Millisecond
+
+// spinMsg advances the spinner.
+type spinMsg struct{}
+
+// startSpinner starts the spinner's tick if runs are active and it is
+// not turning yet.
+func (m *Model) startSpinner() tea.Cmd {
+	if m.spinning || m.active == 0 {
+		return nil
+	}
+	m.spinning = true
+	return m.after(spinInterval, spinMsg{})
+}
+
+// spin advances the spinner and re-arms it while runs are active.
+func (m *Model) spin() tea.Cmd {
+	m.spinning = false
+	if m.active == 0 {
+		return nil
+	}
+	m.spinFrame++
+	return m.startSpinner()
+}
+
 // setFlash shows a message in the status line for a while.
 func (m *Model) setFlash(text string, isErr bool) tea.Cmd {
 	m.flashID++
 	id := m.flashID
 	m.flash = flash{text: oneLine(text), isErr: isErr, id: id}
-	return tea.Tick(flashDuration, func(time.Time) tea.Msg { return clearFlashMsg{id: id} })
+	return m.after(flashDuration, clearFlashMsg{id: id})
 }
 
 // bannerText is the top banner: a lost host first, else the oldest
@@ -65,7 +96,7 @@ func (m *Model) renderStatus(w int) string {
 		left += " · ◆ " + itoa(n) + " waiting"
 	}
 	if n := m.activeRuns(); n > 0 {
-		left += " · ● " + itoa(n) + " active"
+		left += " · ● " + itoa(n) + " active " + spinnerFrames[m.spinFrame%len(spinnerFrames)]
 	}
 	left += " · " + m.opts.StateDir + " "
 	st := m.st.Status

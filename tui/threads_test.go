@@ -62,3 +62,26 @@ func TestBadgesSayWhatNeedsThePerson(t *testing.T) {
 		t.Errorf("ctrl+y on a thread with nothing to resume: %d submits, screen:\n%s", n, hs.screen())
 	}
 }
+
+func TestSpinnerTurnsOnlyWhileRunsAreActive(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.m.spinning = false
+	if cmd := hs.m.startSpinner(); cmd == nil {
+		t.Fatal("no spinner tick while a run is active")
+	}
+	if cmd := hs.m.startSpinner(); cmd != nil {
+		t.Fatal("a second spinner tick was armed while one is pending")
+	}
+	before := hs.screen()
+	if cmd := hs.m.spin(); cmd == nil {
+		t.Fatal("the spinner did not re-arm while a run is active")
+	}
+	if hs.screen() == before || !strings.Contains(hs.screen(), "● 1 active ⠙") {
+		t.Errorf("the spinner did not turn:\n%s", hs.screen())
+	}
+	idle := newHarness(t, graphState(t), 120, 40)
+	idle.m.spinning = false
+	if cmd := idle.m.startSpinner(); cmd != nil {
+		t.Errorf("a spinner ticks with nothing active: the idle screen would repaint")
+	}
+}

@@ -13,15 +13,19 @@ import (
 // dangle, loop, and a file used as a directory. For every input, resolve
 // either refuses or errs, or returns a clean relative path that stays
 // inside the root and whose existing components are no symlinks: the
-// path that every file operation then opens through os.Root. Seeds live
-// in testdata/fuzz/FuzzResolve.
+// path that every file operation then opens through os.Root. "@root"
+// and "@given" in an input stand for the workspace's real and given
+// absolute paths, which differ from run to run. Seeds live in
+// testdata/fuzz/FuzzResolve.
 func FuzzResolve(f *testing.F) {
 	for _, p := range []string{".", "a/b", "in/b", "out/x", "../x", "dangling", "loop/x", "a/f.txt/x",
-		"/etc/passwd", "a/../../x", "new/dir/file", "in/../a/f.txt"} {
+		"/etc/passwd", "a/../../x", "new/dir/file", "in/../a/f.txt", "@given/a/f.txt", "@root/in/b", "@given/../outside"} {
 		f.Add(p)
 	}
 	w := fuzzWorkspace(f)
+	abs := strings.NewReplacer("@root", w.root, "@given", w.given)
 	f.Fuzz(func(t *testing.T, p string) {
+		p = abs.Replace(p)
 		rel, err := w.resolve(p)
 		if err != nil {
 			if rel != "" {

@@ -17,4 +17,7 @@ var Names = []string{
 	"store.snapshot.after",  // a snapshot was written
 	"step.started.after",    // a worker step's start is durable, before it runs
 	"step.done.before",      // a worker step ran, before its completion is journaled
+	"checkpoint.capture",    // a checkpoint capture is about to run (refs not yet updated)
+	"rollback.files.before", // a rollback's restore of the files is about to run
+	"rollback.files.after",  // the files are restored, before the kernel hears of it
 }

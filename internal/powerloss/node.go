@@ -2,6 +2,7 @@ package powerloss
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
@@ -90,7 +91,11 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	}
 	child, ok := ch.Operations().(*node)
 	if !ok {
-		return ch, fh, fuseFlags, errno
+		// NewNode makes every node; a handle we could not wrap would
+		// write unrecorded, so refuse rather than serve it.
+		fh.(fs.FileReleaser).Release(ctx)
+		n.m.fail(fmt.Errorf("powerloss: %s was created as a %T, not a recording node", name, ch.Operations()))
+		return nil, nil, 0, syscall.EIO
 	}
 	if flags&syscall.O_TRUNC != 0 {
 		// Creating an existing file with O_TRUNC empties it. The child

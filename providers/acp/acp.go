@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"time"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/providers"
@@ -26,26 +27,56 @@ type Config struct {
 	Settings agentproc.Settings
 }
 
-// Profile is an ACP profile: the command ($NEXUS_<NAME>_COMMAND overrides
-// it) and the advice when it is missing.
-func Profile(name, desc, install string, command ...string) providers.Profile {
-	return providers.Profile{Name: name, Kind: "acp", Caps: Caps, Description: desc,
-		New: func(ctx context.Context, sink providers.Sink) providers.Provider {
-			return New(ctx, sink, Config{Name: name, Command: agentproc.CommandFromEnv(name, command), Install: install,
-				Settings: agentproc.SettingsFromEnv()})
-		}}
+// known are the ready-made ACP profiles: description, install advice,
+// default command.
+var known = []struct {
+	name, desc, install string
+	command             []string
+}{
+	{"gemini", "Gemini CLI over ACP (gemini --acp; needs its login or GEMINI_API_KEY)",
+		"install the Gemini CLI: npm install -g @google/gemini-cli", []string{"gemini", "--acp"}},
+	{"claude-acp", "Claude Code over ACP (claude-agent-acp; needs the claude login or ANTHROPIC_API_KEY)",
+		"install it: npm install -g @zed-industries/claude-agent-acp", []string{"claude-agent-acp"}},
+	{"codex-acp", "Codex over ACP (codex-acp; needs the codex login or OPENAI_API_KEY)",
+		"install it: npm install -g @zed-industries/codex-acp", []string{"codex-acp"}},
+}
+
+// ConfigFromEnv is a ready-made profile's configuration; the command
+// comes from $NEXUS_<NAME>_COMMAND when set.
+func ConfigFromEnv(name string) Config {
+	for _, k := range known {
+		if k.name == name {
+			return Config{Name: name, Command: agentproc.CommandFromEnv(name, k.command), Install: k.install,
+				Settings: agentproc.SettingsFromEnv()}
+		}
+	}
+	return Config{Name: name, Command: agentproc.CommandFromEnv(name, nil), Settings: agentproc.SettingsFromEnv()}
 }
 
 // Profiles are the ready-made ACP profiles.
 func Profiles() []providers.Profile {
-	return []providers.Profile{
-		Profile("gemini", "Gemini CLI over ACP (gemini --acp; needs its login or GEMINI_API_KEY)",
-			"install the Gemini CLI: npm install -g @google/gemini-cli", "gemini", "--acp"),
-		Profile("claude-acp", "Claude Code over ACP (claude-agent-acp; needs the claude login or ANTHROPIC_API_KEY)",
-			"install it: npm install -g @zed-industries/claude-agent-acp", "claude-agent-acp"),
-		Profile("codex-acp", "Codex over ACP (codex-acp; needs the codex login or OPENAI_API_KEY)",
-			"install it: npm install -g @zed-industries/codex-acp", "codex-acp"),
+	var out []providers.Profile
+	for _, k := range known {
+		name := k.name
+		out = append(out, providers.Profile{Name: name, Kind: "acp", Caps: Caps, Description: k.desc,
+			New: func(ctx context.Context, sink providers.Sink) providers.Provider {
+				return New(ctx, sink, ConfigFromEnv(name))
+			}})
 	}
+	return out
+}
+
+// Check starts the profile's agent, runs initialize within timeout, and
+// stops it: what `nexus providers --check` reports.
+func Check(name, dir string, timeout time.Duration) error {
+	cfg := ConfigFromEnv(name)
+	cfg.Settings.Handshake = timeout
+	s := newSession(cfg, "check", agentproc.NewEmitter(context.Background(), agentproc.NopSink{}))
+	if err := s.spawn(dir); err != nil {
+		return err
+	}
+	s.Stop("check done")
+	return nil
 }
 
 // New returns the provider: one agent process per nexus thread.

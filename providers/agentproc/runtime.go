@@ -193,3 +193,12 @@ func (m *Emitter) Sink() providers.Sink { return m.sink }
 
 // Context is the provider's context: it ends when the host stops.
 func (m *Emitter) Context() context.Context { return m.ctx }
+
+// NopSink drops every observation (handshake checks).
+type NopSink struct{}
+
+// Observe implements providers.Sink.
+func (NopSink) Observe(context.Context, core.Observation) error { return nil }
+
+// Record implements providers.Sink.
+func (NopSink) Record(context.Context, core.Observation) error { return nil }

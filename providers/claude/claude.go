@@ -1,6 +1,8 @@
 package claude
 
 import (
+	"time"
+
 	"context"
 
 	"github.com/nexus-tui/nexus/core"
@@ -80,4 +82,17 @@ func (c Config) Args(resume string) []string {
 		args = append(args, "--resume", resume)
 	}
 	return args
+}
+
+// Check starts the profile's CLI, runs the initialize handshake within
+// timeout, and stops it: what `nexus providers --check` reports.
+func Check(name, dir string, timeout time.Duration) error {
+	cfg := ConfigFromEnv(name)
+	cfg.Settings.Handshake = timeout
+	s := newSession(cfg, "check", agentproc.NewEmitter(context.Background(), agentproc.NopSink{}))
+	if err := s.spawn(dir, ""); err != nil {
+		return err
+	}
+	s.Stop("check done")
+	return nil
 }

@@ -1,6 +1,8 @@
 package codex
 
 import (
+	"time"
+
 	"context"
 	"os"
 
@@ -35,8 +37,7 @@ func Profile(name string) providers.Profile {
 	return providers.Profile{Name: name, Kind: "codex", Caps: Caps,
 		Description: "OpenAI Codex (codex app-server; needs the codex CLI and its login or OPENAI_API_KEY)",
 		New: func(ctx context.Context, sink providers.Sink) providers.Provider {
-			return New(ctx, sink, Config{Name: name, Command: agentproc.CommandFromEnv(name, []string{"codex", "app-server"}),
-				Model: os.Getenv("NEXUS_CODEX_MODEL"), Settings: agentproc.SettingsFromEnv()})
+			return New(ctx, sink, ConfigFromEnv(name))
 		}}
 }
 
@@ -54,4 +55,23 @@ func New(ctx context.Context, sink providers.Sink, cfg Config) providers.Provide
 	return agentproc.NewRuntime(ctx, sink, Caps, func(thread string, out *agentproc.Emitter) agentproc.Session {
 		return newSession(cfg, thread, out)
 	})
+}
+
+// ConfigFromEnv is the profile's configuration from the environment.
+func ConfigFromEnv(name string) Config {
+	return Config{Name: name, Command: agentproc.CommandFromEnv(name, []string{"codex", "app-server"}),
+		Model: os.Getenv("NEXUS_CODEX_MODEL"), Settings: agentproc.SettingsFromEnv()}
+}
+
+// Check starts the app-server, runs initialize within timeout, and stops
+// it: what `nexus providers --check` reports.
+func Check(name, dir string, timeout time.Duration) error {
+	cfg := ConfigFromEnv(name)
+	cfg.Settings.Handshake = timeout
+	s := newSession(cfg, "check", agentproc.NewEmitter(context.Background(), agentproc.NopSink{}))
+	if err := s.spawn(dir); err != nil {
+		return err
+	}
+	s.Stop("check done")
+	return nil
 }

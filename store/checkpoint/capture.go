@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // Checkpoint is one captured snapshot of a workspace.
@@ -48,10 +49,16 @@ func (m *Manager) Capture(ctx context.Context, workspace, thread, scope string) 
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	defer m.lock(path)()
+	unlock, err := m.lock(ctx, path)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	defer unlock()
 	cctx, cancel := context.WithTimeoutCause(ctx, m.opts.CaptureTimeout, errTimeBound)
 	defer cancel()
+	tt := time.Now()
 	cp, err := m.capture(cctx, path, thread, scope)
+	if os.Getenv("CPTRACE") != "" { println("phase total", time.Since(tt).String()) }
 	if err != nil && ctx.Err() == nil && context.Cause(cctx) == errTimeBound {
 		return Checkpoint{}, &BoundError{Workspace: path, Kind: BoundTime, Limit: int64(m.opts.CaptureTimeout)}
 	}
@@ -65,31 +72,45 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	ref, tipRef := RefName(thread, scope), tipName(thread)
-	objs, err := m.objects(ctx, w, "capture", "HEAD", tipRef)
-	if err != nil {
-		return Checkpoint{}, err
-	}
-	head, tip := objs[0], objs[1]
-	base := ""
-	if head.typ == "commit" && !w.Shadow {
-		base = head.id
-	}
+	// HEAD and the tip are needed at commit time: look them up while
+	// the files are scanned.
+	var objs []object
+	var oerr error
+	looked := make(chan struct{})
+	go func() {
+		defer close(looked)
+		objs, oerr = m.objects(ctx, w, "capture", "HEAD", tipName(thread))
+	}()
+	defer func() { <-looked }()
+	tq := time.Now()
 	index, seeded, cleanup, err := m.tempIndex(w)
 	if err != nil {
 		return Checkpoint{}, err
 	}
 	defer cleanup()
-	if !seeded && base != "" {
-		if _, err := m.run(ctx, w.cmd("capture", index, "read-tree", base)); err != nil {
-			return Checkpoint{}, err
-		}
-	}
-	size, err := m.stage(ctx, w, index)
+	q, cleanupQ, err := newQuarantine(w)
+	if os.Getenv("CPTRACE") != "" { println("phase prep", time.Since(tq).String()) }
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	tree, err := m.writeTree(ctx, w, index)
+	defer cleanupQ()
+	if !seeded {
+		// No index to copy (a fresh clone without one, a shadow
+		// repository's first capture): start from HEAD's tree.
+		if <-looked; oerr != nil {
+			return Checkpoint{}, oerr
+		}
+		if base := baseOf(w, objs[0]); base != "" {
+			if _, err := m.run(ctx, w.cmd("capture", index, "read-tree", base)); err != nil {
+				return Checkpoint{}, err
+			}
+		}
+	}
+	size, err := m.stage(ctx, w, index, q)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	tree, err := m.writeTree(ctx, w, index, q)
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -97,16 +118,44 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 	if err != nil {
 		return Checkpoint{}, err
 	}
+	if <-looked; oerr != nil {
+		return Checkpoint{}, oerr
+	}
+	cp, err := m.commit(ctx, w, q, thread, scope, tree, objs[0], objs[1])
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	cp.Files, cp.Bytes = files, size
+	if cp.Changed < 0 {
+		cp.Changed = int(files) // nothing to compare with: all of it is new
+	}
+	if w.Shadow {
+		// The shadow index is ours: keep the fresh stat data for next time.
+		// Losing it in a crash costs only speed.
+		_ = os.Rename(index, w.index)
+	}
+	return cp, nil
+}
+
+func baseOf(w *ws, head object) string {
+	if head.typ == "commit" && !w.Shadow {
+		return head.id
+	}
+	return ""
+}
+
+// commit writes the checkpoint commit for tree, publishes the
+// quarantined objects and moves the scope ref and the tip in one
+// transaction. Changed is -1 when there is neither a parent nor a base.
+func (m *Manager) commit(ctx context.Context, w *ws, q, thread, scope, tree string, head, tip object) (Checkpoint, error) {
+	base := baseOf(w, head)
 	// The parent is the thread's tip, unless the tip is this very scope
 	// (a capture redone after a crash): then the tip's own parent.
 	parent, parentTree := "", ""
 	if tip.typ == "commit" {
 		parent, parentTree = tip.id, tip.tree
 		if tip.trailer("Nexus-Scope") == scope {
-			parent, parentTree = tip.trailer("Nexus-Previous"), ""
-			if parent == "none" {
-				parent = ""
-			}
+			parent, parentTree = strings.TrimPrefix(tip.trailer("Nexus-Previous"), "none"), ""
 		}
 	}
 	args := []string{"commit-tree", tree}
@@ -117,47 +166,54 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		args = append(args, "-p", base)
 	}
 	args = append(args, "-m", commitMessage(thread, scope, parent, base))
-	out, err := m.run(ctx, w.cmd("capture", "", args...))
+	out, err := m.run(ctx, quarantined(w.cmd("capture", "", args...), w, q))
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	commit := strings.TrimSpace(string(out))
-	// One transaction moves both refs; the tip only if nobody moved it.
-	var tx strings.Builder
-	fmt.Fprintf(&tx, "update %s %s\n", ref, commit)
-	if tip.typ == "" {
-		fmt.Fprintf(&tx, "create %s %s\n", tipRef, commit)
-	} else {
-		fmt.Fprintf(&tx, "update %s %s %s\n", tipRef, commit, tip.id)
-	}
-	c := w.cmd("capture", "", "update-ref", "--stdin")
-	c.stdin = strings.NewReader(tx.String())
-	if _, err := m.run(ctx, c); err != nil {
-		return Checkpoint{}, err
-	}
-	if w.Shadow {
-		// The shadow index is ours: keep the fresh stat data for next time.
-		// Losing it in a crash costs only speed.
-		_ = os.Rename(index, w.index)
-	}
-	cp := Checkpoint{Ref: ref, Commit: commit, Tree: tree, Parent: parent, Base: base, Files: files, Bytes: size}
+	cp := Checkpoint{Ref: RefName(thread, scope), Commit: strings.TrimSpace(string(out)), Tree: tree, Parent: parent, Base: base, Changed: -1}
+
+	// Count the changes while the objects are published and refs move.
 	against := parent
 	if against == "" {
 		against = base
 	}
-	switch {
-	case against == "":
-		cp.Changed = int(files)
-	case parentTree != tree:
-		n := 0
-		err := m.scan(ctx, w.cmd("capture", "", "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--relative", against, tree),
-			func([]byte) error { n++; return nil })
-		if err != nil {
-			return Checkpoint{}, err
+	var derr error
+	counted := make(chan struct{})
+	go func() {
+		defer close(counted)
+		switch {
+		case against == "":
+		case parentTree == tree:
+			cp.Changed = 0
+		default:
+			n := 0
+			c := w.cmd("capture", "", "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--relative", against, tree)
+			c.env = append(c.env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+quoteAlternate(q))
+			derr = m.scan(ctx, c, func([]byte) error { n++; return nil })
+			cp.Changed = n
 		}
-		cp.Changed = n
+	}()
+	tp := time.Now()
+	err = m.publish(ctx, w, q)
+	if os.Getenv("CPTRACE") != "" { println("phase publish", time.Since(tp).String()) }
+	if err == nil {
+		// One transaction moves both refs; the tip only if nobody moved it.
+		var tx strings.Builder
+		fmt.Fprintf(&tx, "update %s %s\n", cp.Ref, cp.Commit)
+		if tip.typ == "" {
+			fmt.Fprintf(&tx, "create %s %s\n", tipName(thread), cp.Commit)
+		} else {
+			fmt.Fprintf(&tx, "update %s %s %s\n", tipName(thread), cp.Commit, tip.id)
+		}
+		c := w.cmd("capture", "", "update-ref", "--stdin")
+		c.stdin = strings.NewReader(tx.String())
+		_, err = m.run(ctx, c)
 	}
-	return cp, nil
+	<-counted
+	if err == nil {
+		err = derr
+	}
+	return cp, err
 }
 
 func commitMessage(thread, scope, parent, base string) string {
@@ -178,7 +234,7 @@ func commitMessage(thread, scope, parent, base string) string {
 // parallel) and ls-files -o (untracked files, ignored ones left out).
 // Then update-index hashes exactly those paths. It returns the bytes of
 // content staged.
-func (m *Manager) stage(ctx context.Context, w *ws, index string) (int64, error) {
+func (m *Manager) stage(ctx context.Context, w *ws, index, q string) (int64, error) {
 	have, err := indexEntries(index)
 	if err != nil {
 		return 0, err
@@ -250,7 +306,7 @@ func (m *Manager) stage(ctx context.Context, w *ws, index string) (int64, error)
 	if changed.Len()+untracked.Len() == 0 {
 		return 0, nil
 	}
-	c := w.cmd("capture", index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
+	c := quarantined(w.cmd("capture", index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin"), w, q)
 	c.stdin = io.MultiReader(&changed, &untracked)
 	_, err = m.run(ctx, c)
 	return size.Load(), err
@@ -260,8 +316,8 @@ func (m *Manager) stage(ctx context.Context, w *ws, index string) (int64, error)
 // repository in the middle of a merge may hold conflicted entries, which
 // write-tree refuses: those paths then take the work tree's content (what
 // `git add` would do) and the tree is written again.
-func (m *Manager) writeTree(ctx context.Context, w *ws, index string) (string, error) {
-	out, err := m.run(ctx, w.cmd("capture", index, "write-tree"))
+func (m *Manager) writeTree(ctx context.Context, w *ws, index, q string) (string, error) {
+	out, err := m.run(ctx, quarantined(w.cmd("capture", index, "write-tree"), w, q))
 	var ge *GitError
 	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "unmerged") {
 		var paths bytes.Buffer
@@ -279,12 +335,12 @@ func (m *Manager) writeTree(ctx context.Context, w *ws, index string) (string, e
 		if err != nil {
 			return "", err
 		}
-		up := w.cmd("capture", index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
+		up := quarantined(w.cmd("capture", index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin"), w, q)
 		up.dir, up.stdin = w.Top, &paths
 		if _, err := m.run(ctx, up); err != nil {
 			return "", err
 		}
-		out, err = m.run(ctx, w.cmd("capture", index, "write-tree"))
+		out, err = m.run(ctx, quarantined(w.cmd("capture", index, "write-tree"), w, q))
 	}
 	if err != nil {
 		return "", err

@@ -287,6 +287,9 @@ func TestTimeBound(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Join(stateDir, "checkpoints", "tmp")); len(ents) != 0 {
 		t.Errorf("temporary indexes left behind: %v", ents)
 	}
+	if got, _ := filepath.Glob(filepath.Join(repo, ".git", "objects", "tmp_*")); len(got) != 0 {
+		t.Errorf("quarantine left behind: %v", got)
+	}
 	// A caller's own cancellation is not a bound.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -368,5 +371,73 @@ func TestTimeBoundKillsGit(t *testing.T) {
 	}
 	if got := gitT(t, repo, "for-each-ref", "refs/nexus/"); got != "" {
 		t.Errorf("refs written: %s", got)
+	}
+}
+
+// TestConcurrentCaptures: captures of several threads in one repository
+// and of another workspace run at once without disturbing each other;
+// a caller waiting for a busy workspace can give up.
+func TestConcurrentCaptures(t *testing.T) {
+	repo, other := newRepo(t), t.TempDir()
+	m := newManager(t, Options{})
+	errs := make(chan error, 8)
+	for i := 0; i < 4; i++ {
+		thread := "t" + string(rune('a'+i))
+		writeFile(t, repo, thread+".txt", thread)
+		go func() {
+			_, err := m.Capture(context.Background(), repo, thread, "run/1")
+			errs <- err
+		}()
+		go func() {
+			_, err := m.Capture(context.Background(), other, thread, "run/1")
+			errs <- err
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := strings.Count(gitT(t, repo, "for-each-ref", "refs/nexus/checkpoints/"), "\n") + 1; got != 4 {
+		t.Errorf("%d checkpoint refs, want 4", got)
+	}
+	fsckClean(t, repo)
+
+	path, _ := canonical(repo)
+	unlock, err := m.lock(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := m.Capture(ctx, repo, "ta", "run/2"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Capture behind a held lock = %v, want the caller's deadline", err)
+	}
+	unlock()
+}
+
+// TestNoGarbage: a capture leaves no quarantine or temporary index, and
+// its objects are loose objects of the repository.
+func TestNoGarbage(t *testing.T) {
+	repo := newRepo(t)
+	stateDir := t.TempDir()
+	m := New(stateDir, Options{})
+	writeFile(t, repo, "a.txt", "a\n")
+	cp := capture(t, m, repo, "t1", "run/1")
+	ents, _ := os.ReadDir(filepath.Join(repo, ".git", "objects"))
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "tmp_") {
+			t.Errorf("left in .git/objects: %s", e.Name())
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(stateDir, "checkpoints", "tmp")); len(ents) != 0 {
+		t.Errorf("temporary indexes left: %v", ents)
+	}
+	obj := filepath.Join(repo, ".git", "objects", cp.Commit[:2], cp.Commit[2:])
+	if _, err := os.Stat(obj); err != nil {
+		t.Errorf("commit %s is not a loose object of the repository: %v", cp.Commit, err)
+	}
+	if _, err := New(stateDir, Options{Git: "/nonexistent/git"}).Capture(context.Background(), repo, "t1", "run/2"); !errors.Is(err, ErrNoGit) {
+		t.Errorf("Capture without git = %v, want ErrNoGit", err)
 	}
 }

@@ -21,9 +21,12 @@
 //	Info(ctx, workspace) (Workspace, error)
 //
 // A Manager is safe for concurrent use; calls on one workspace are
-// serialized, calls on different workspaces run in parallel. Every call
+// serialized (waiting for a busy workspace ends with the caller's
+// context), calls on different workspaces run in parallel. Every call
 // blocks on git: the kernel runs them as effects, never inside Decide,
-// Apply or a Bubble Tea Update.
+// Apply or a Bubble Tea Update. git runs in its own process group, killed
+// and reaped when the context ends; GIT_* variables of our environment
+// (GIT_DIR, GIT_INDEX_FILE, ...) are dropped so they cannot redirect it.
 //
 // # Refs and commits
 //
@@ -51,21 +54,28 @@
 // under <stateDir>/checkpoints/tmp): a copy of the user's index with its
 // mtime kept (so git trusts its stat data and hashes only changed files;
 // racily clean entries stay racy), or `read-tree HEAD` when there is no
-// index. Then one `ls-files -m -o --exclude-standard` pass lists changed,
-// deleted and untracked files while the file and byte bounds are counted,
-// `update-index --add --remove --replace --stdin` hashes exactly those
-// (together the equivalent of `add -A`, scanning once), and write-tree,
-// commit-tree and one `update-ref --stdin` transaction (the scope ref and
-// the tip, the tip compare-and-swapped) finish it. Starting from the
-// user's index rather than HEAD also keeps files force-added despite
-// .gitignore and sparse-checkout entries. An index in the middle of a
-// merge has its conflicted paths taken from the work tree.
+// index. Two listings run side by side, `diff-files` (changed and deleted
+// tracked files) and `ls-files -o --exclude-standard` (untracked files),
+// while the file and byte bounds are counted; then `update-index --add
+// --remove --replace --stdin` hashes exactly those paths. Together that is
+// `git add -A` with the bounds checked before anything is hashed. Then
+// write-tree, commit-tree, and one `update-ref --stdin` transaction that
+// moves the scope ref and the tip (the tip compare-and-swapped). Starting
+// from the user's index rather than HEAD also keeps files force-added
+// despite .gitignore, and sparse-checkout entries. An index in the middle
+// of a merge has its conflicted paths taken from the work tree.
 //
-// Every git command runs with core.fsync=objects,reference and
-// core.fsyncMethod=fsync: objects are on disk before the ref naming them
-// is renamed into place, and the ref file itself is synced, so a crash
-// leaves either the old ref or the new one, never an empty or dangling
-// one. No ref is written until every object exists.
+// Durability: update-index, write-tree and commit-tree write their
+// objects into a quarantine directory (objects/tmp_objdir-nexus-*, the
+// way git's own receive-pack quarantines). When the commit exists, every
+// new object file is fsynced (in parallel), hard-linked into objects/,
+// and the object directories that changed are fsynced; only then does
+// update-ref run, with core.fsync=objects,reference and
+// core.fsyncMethod=fsync, which syncs each ref file before renaming it
+// into place. So a crash leaves the old ref or the new one, never an
+// empty ref or one naming a missing object, and the repository never
+// holds a half-written object. A capture that fails or is stopped leaves
+// nothing in the repository (objects.go).
 //
 // Bounds: Options.CaptureTimeout (30s) kills git's process group and
 // returns a *BoundError of kind time; MaxFiles (200,000 entries in the

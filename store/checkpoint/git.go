@@ -53,11 +53,16 @@ type Manager struct {
 	mu    sync.Mutex
 	locks map[string]*wsLock // canonical workspace path -> its lock
 	sweep sync.Once          // temporary indexes left by a crash are removed once
+	// resolved remembers what each workspace path resolved to (an
+	// immutable *ws), checked with a stat on every use.
+	resolved map[string]*ws
 }
 
+// wsLock is a workspace's lock: a one-slot channel, so waiting for it
+// can give up when the caller's context ends.
 type wsLock struct {
-	mu   sync.Mutex
-	refs int
+	slot chan struct{}
+	refs int // callers holding or waiting; guarded by Manager.mu
 }
 
 // New returns a Manager keeping shadow repositories and temporary indexes
@@ -82,33 +87,40 @@ func New(stateDir string, opts Options) *Manager {
 	if opts.MaxPatchBytes <= 0 {
 		opts.MaxPatchBytes = DefaultMaxPatchBytes
 	}
-	return &Manager{stateDir: stateDir, opts: opts, locks: map[string]*wsLock{}}
+	return &Manager{stateDir: stateDir, opts: opts, locks: map[string]*wsLock{}, resolved: map[string]*ws{}}
 }
 
-// lock serializes operations on one workspace path and returns the unlock.
-func (m *Manager) lock(path string) func() {
+// lock serializes operations on one workspace path. It returns the
+// unlock, or the context's error if ctx ends first.
+func (m *Manager) lock(ctx context.Context, path string) (func(), error) {
 	m.mu.Lock()
 	l := m.locks[path]
 	if l == nil {
-		l = &wsLock{}
+		l = &wsLock{slot: make(chan struct{}, 1)}
 		m.locks[path] = l
 	}
 	l.refs++
 	m.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
+	release := func() {
 		m.mu.Lock()
 		if l.refs--; l.refs == 0 {
 			delete(m.locks, path)
 		}
 		m.mu.Unlock()
 	}
+	select {
+	case l.slot <- struct{}{}:
+		return func() { <-l.slot; release() }, nil
+	case <-ctx.Done():
+		release()
+		return nil, ctx.Err()
+	}
 }
 
-// gitConfig is passed to every git command. core.fsync makes loose
-// objects and refs durable before git reports success, so a crash never
-// leaves an empty ref or one naming a missing object. The rest keeps our
+// gitConfig is passed to every git command. core.fsync makes objects,
+// pack indexes and refs durable before git reports success, so a crash
+// never leaves an empty ref or one naming a missing object (see
+// objects.go for how a capture's objects reach the repository). The rest keeps our
 // temporary indexes self-contained and our commands free of side effects:
 // no split index (it would write sharedindex files into the user's .git),
 // no sparse index, no automatic gc or maintenance inside a bounded
@@ -216,7 +228,11 @@ func (m *Manager) exec(ctx context.Context, c cmd, read func(io.Reader) error) e
 		return err
 	}
 	t0 := time.Now()
-	defer func() { if os.Getenv("CPTRACE") != "" { println("git", firstWord(c.args), time.Since(t0).String()) } }()
+	defer func() {
+		if os.Getenv("CPTRACE") != "" {
+			println("git", firstWord(c.args), time.Since(t0).String())
+		}
+	}()
 	rerr := read(stdout)
 	if rerr != nil {
 		// Stop git: it may be blocked writing output nobody reads.

@@ -27,7 +27,8 @@ func gitT(t testing.TB, dir string, args ...string) string {
 
 func gitRaw(dir string, args ...string) (string, error) {
 	full := append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com",
-		"-c", "commit.gpgSign=false", "-c", "init.defaultBranch=main"}, args...)
+		"-c", "commit.gpgSign=false", "-c", "init.defaultBranch=main",
+		"-c", "gc.auto=0", "-c", "maintenance.auto=false"}, args...) // no background gc racing t.TempDir cleanup
 	c := exec.Command("git", full...)
 	c.Dir = dir
 	c.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")

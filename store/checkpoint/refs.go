@@ -97,7 +97,7 @@ func (m *Manager) Resolve(ctx context.Context, workspace, rev string) (string, e
 }
 
 func (m *Manager) commitOf(ctx context.Context, w *ws, op, rev string) (string, error) {
-	if rev == "" || strings.HasPrefix(rev, "-") {
+	if badRev(rev) {
 		return "", fmt.Errorf("%w: %q", ErrNotFound, rev)
 	}
 	objs, err := m.objects(ctx, w, op, rev+"^{commit}")
@@ -108,6 +108,12 @@ func (m *Manager) commitOf(ctx context.Context, w *ws, op, rev string) (string, 
 		return "", fmt.Errorf("%w: %s in %s", ErrNotFound, rev, w.GitDir)
 	}
 	return objs[0].id, nil
+}
+
+// badRev refuses revisions that git could read as an option or that
+// would break cat-file's line protocol.
+func badRev(rev string) bool {
+	return rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, " \t\r\n\x00")
 }
 
 // DeleteRef deletes one checkpoint ref. Rollback does not need it (the
@@ -164,7 +170,10 @@ func (m *Manager) open(ctx context.Context, workspace string) (*ws, func(), erro
 	if err != nil {
 		return nil, nil, err
 	}
-	unlock := m.lock(path)
+	unlock, err := m.lock(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
 	w, err := m.resolve(ctx, path)
 	if err != nil {
 		unlock()

@@ -32,6 +32,7 @@ type Workspace struct {
 type ws struct {
 	Workspace
 	index   string // the index a temporary index is seeded from
+	objects string // the repository's object directory
 	format  string // object format: sha1 or sha256
 	exclude string // -x pattern hiding the state dir, "" if it is not inside
 }
@@ -73,7 +74,11 @@ func (m *Manager) Info(ctx context.Context, workspace string) (Workspace, error)
 	if err != nil {
 		return Workspace{}, err
 	}
-	defer m.lock(path)()
+	unlock, err := m.lock(ctx, path)
+	if err != nil {
+		return Workspace{}, err
+	}
+	defer unlock()
 	w, err := m.resolve(ctx, path)
 	if err != nil {
 		return Workspace{}, err
@@ -107,19 +112,52 @@ func (m *Manager) shadowDir(path string) string {
 	return filepath.Join(m.stateDir, "checkpoints", "shadow", hex.EncodeToString(sum[:16])+".git")
 }
 
-// resolve finds the repository of a canonical workspace path. A
-// workspace keeps a shadow repository once it has one, even if it later
-// becomes a git repository, so its checkpoints stay in one place. A
-// directory inside a repository but ignored there (a scratch dir under an
-// ignored tmp/) gets a shadow repository too, or nothing in it would be
-// captured.
+// resolve finds the repository of a canonical workspace path, from
+// memory when it still holds (see find).
 func (m *Manager) resolve(ctx context.Context, path string) (*ws, error) {
+	m.mu.Lock()
+	w := m.resolved[path]
+	m.mu.Unlock()
+	if w != nil && w.valid() {
+		return w, nil
+	}
+	w, err := m.find(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.resolved[path] = w
+	m.mu.Unlock()
+	return w, nil
+}
+
+// valid reports whether a remembered resolution still holds: its
+// repository exists, and no repository has appeared at the workspace
+// itself since.
+func (w *ws) valid() bool {
+	if _, err := os.Stat(filepath.Join(w.GitDir, "HEAD")); err != nil {
+		return false
+	}
+	if !w.Shadow && w.Prefix != "" {
+		if _, err := os.Lstat(filepath.Join(w.Path, ".git")); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// find resolves a workspace path with git. A workspace keeps a shadow
+// repository once it has one, even if it later becomes a git
+// repository, so its checkpoints stay in one place. A directory inside a
+// repository but ignored there (a scratch dir under an ignored tmp/)
+// gets a shadow repository too, or nothing in it would be captured.
+func (m *Manager) find(ctx context.Context, path string) (*ws, error) {
 	shadow := m.shadowDir(path)
 	if _, err := os.Stat(filepath.Join(shadow, "HEAD")); err == nil {
 		return m.shadowWS(path, shadow), nil
 	}
 	out, err := m.run(ctx, cmd{op: "open workspace", dir: path, args: []string{"rev-parse",
-		"--show-toplevel", "--show-prefix", "--absolute-git-dir", "--show-object-format", "--git-path", "index"}})
+		"--show-toplevel", "--show-prefix", "--absolute-git-dir", "--show-object-format", "--git-path", "index", "--git-path", "objects"}})
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
@@ -128,12 +166,14 @@ func (m *Manager) resolve(ctx context.Context, path string) (*ws, error) {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != 5 {
+	if len(lines) != 6 {
 		return nil, fmt.Errorf("checkpoint: unexpected git rev-parse output %q; check the git installation", out)
 	}
-	w := &ws{Workspace: Workspace{Path: path, Top: lines[0], Prefix: lines[1], GitDir: lines[2]}, format: lines[3], index: lines[4]}
-	if !filepath.IsAbs(w.index) {
-		w.index = filepath.Join(path, w.index)
+	w := &ws{Workspace: Workspace{Path: path, Top: lines[0], Prefix: lines[1], GitDir: lines[2]}, format: lines[3], index: lines[4], objects: lines[5]}
+	for _, p := range []*string{&w.index, &w.objects} {
+		if !filepath.IsAbs(*p) {
+			*p = filepath.Join(path, *p)
+		}
 	}
 	if w.Prefix != "" {
 		// Exit 0: the directory is ignored and holds no tracked file.
@@ -155,6 +195,7 @@ func (m *Manager) shadowWS(path, dir string) *ws {
 	return &ws{
 		Workspace: Workspace{Path: path, Shadow: true, GitDir: dir, Top: path},
 		index:     filepath.Join(dir, "index"),
+		objects:   filepath.Join(dir, "objects"),
 		format:    "sha1",
 		exclude:   excludePattern(path, "", m.stateDir),
 	}

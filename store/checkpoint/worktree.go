@@ -45,7 +45,7 @@ func (m *Manager) AddWorktree(ctx context.Context, repo, path, commit, branch st
 	}
 	rctx, cancel := context.WithTimeout(ctx, m.opts.RestoreTimeout)
 	defer cancel()
-	if commit == "" || strings.HasPrefix(commit, "-") {
+	if badRev(commit) {
 		return Worktree{}, fmt.Errorf("%w: %q", ErrNotFound, commit)
 	}
 	objs, err := m.objects(rctx, w, "add worktree", commit+"^{commit}")
@@ -71,6 +71,9 @@ func (m *Manager) AddWorktree(ctx context.Context, repo, path, commit, branch st
 	list, err := m.worktrees(rctx, w)
 	if err != nil {
 		return Worktree{}, err
+	}
+	if len(list) > 0 && list[0].Path == abs || abs == w.Top {
+		return Worktree{}, fmt.Errorf("checkpoint: %s is the repository's main worktree; choose a new directory for the worktree", abs)
 	}
 	if !hasWorktree(list, abs) {
 		args := []string{"worktree", "add", "--quiet"}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -75,6 +76,9 @@ func TestWorktrees(t *testing.T) {
 	}
 	if err := m.RemoveWorktree(ctx, repo, repo, true); err == nil {
 		t.Error("RemoveWorktree removed the main worktree")
+	}
+	if _, err := m.AddWorktree(ctx, repo, repo, run1.Commit, ""); err == nil || !strings.Contains(err.Error(), "main worktree") {
+		t.Errorf("AddWorktree onto the main worktree = %v, want a refusal", err)
 	}
 
 	// A clean worktree at HEAD for a new thread.

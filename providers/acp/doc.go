@@ -1,0 +1,49 @@
+// Package acp drives any Agent Client Protocol agent (gemini --acp,
+// claude-agent-acp, codex-acp, goose) with github.com/coder/acp-go-sdk
+// (Apache-2.0, no dependencies): nexus is the client.
+//
+// One agent process per nexus thread, holding one ACP session.
+// initialize advertises fs.readTextFile, fs.writeTextFile and terminal,
+// within the handshake deadline. The session is session/new {cwd}, or on
+// recovery session/resume when the agent advertises it, else session/load
+// (its replayed history is dropped: no turn listens while it loads); a
+// refused resume falls back to a new session given the journaled history.
+//
+// Mapping:
+//   - session/prompt (blocking) runs on its own goroutine; its stopReason
+//     ends the turn: end_turn completes, max_tokens and max_turn_requests
+//     complete with a warning, refusal fails, cancelled is interrupted.
+//     Its usage, plus the cost from usage_update (cumulative, so nexus
+//     reports the difference), is the turn's llm observation.
+//   - agent_message_chunk streams into one assistant node per message
+//     (the messageId, else msgN, a new one after each tool call).
+//   - tool_call and tool_call_update are tool nodes; their text is the
+//     content: text blocks, diffs (path and new text), and the output of
+//     nexus's own terminals.
+//   - plan replaces the todo list.
+//   - session/request_permission becomes an approval (tool kinds edit,
+//     delete, move are action "write"; execute is "command"), answered
+//     with the matching option (allow_once, allow_always, reject_once,
+//     falling back to the nearest kind). Actions the thread allows are
+//     allowed without asking.
+//
+// Interrupt is session/cancel, after which every pending permission
+// request is answered cancelled, as the protocol requires; the prompt then
+// returns cancelled. ACP has no steering: the kernel interrupts and
+// restarts the turn with the new message (Caps.Steer false).
+//
+// Files: reads and writes are confined to the thread's workspace
+// (absolute paths, symlinks resolved); a missing file reads as empty
+// content, not an error, because gemini reads before it writes. Terminals
+// run the command in the workspace in their own process group, stdout and
+// stderr together, kept up to the agent's byte limit; they are killed
+// with the session. They are pipes, not PTYs: showing them live in the UI
+// is future work.
+//
+// Known quirks: codex-acp sends its warnings as agent_message_chunk text,
+// so they appear in the reply. The SDK's SetLogger races with its reader,
+// so the reader is held until the logger is set.
+//
+// Questions (the unstable elicitation extension) and session/fork are not
+// used.
+package acp

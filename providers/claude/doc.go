@@ -1,0 +1,56 @@
+// Package claude drives Claude Code through its stream-json mode:
+//
+//	claude -p --input-format stream-json --output-format stream-json
+//	  --verbose --include-partial-messages --permission-prompt-tool stdio
+//	  [--model M] [--resume SESSION]
+//
+// One CLI process per nexus thread, started on the first turn and kept
+// between turns; the handshake is the initialize control request, bounded
+// by the handshake deadline.
+//
+// Mapping:
+//   - A turn is a user line; turn.started once it is written.
+//   - Text: stream_event deltas, one assistant_message node per text
+//     block ("msgid/index"), closed at content_block_stop; a whole
+//     assistant message adds only text that was not streamed.
+//   - tool_use blocks are nodes (Task and Agent are subagents); nested
+//     events carry parent_tool_use_id, which becomes the node parent;
+//     tool_result closes the node (failed when is_error) with its output
+//     (cut at 16 KiB).
+//   - TodoWrite replaces the todo list; TaskCreate and TaskUpdate (newer
+//     CLIs; TodoWrite is disabled there) build it item by item, the task
+//     id learned from TaskCreate's result.
+//   - can_use_tool becomes an approval (Bash is action "command"; Write,
+//     Edit, MultiEdit, NotebookEdit are "write"), or a question for
+//     AskUserQuestion; the answer goes back as behavior allow (with
+//     updatedInput, plus answers{question: answer} for questions; one line
+//     per question when there are several) or deny. Actions the thread
+//     allows (--yes, "allow always") are allowed without asking. Any other
+//     control request is answered with an error so the CLI never waits on
+//     nexus. control_cancel_request withdraws the request.
+//   - result is the usage of the turn (an llm observation with tokens,
+//     cache tokens counted as input, total_cost_usd and duration) and ends
+//     it: success completes, an interrupt ends it interrupted, anything
+//     else fails it with the CLI's text.
+//   - system/init carries the session id: the native ref.
+//
+// Steering is a user line sent mid-turn. The CLI (2.1.x) answers each
+// user line with a result of its own, so the turn ends when every line it
+// was sent has its result; if the CLI folded the steering message into the
+// turn it just ended, no further result comes, and the turn ends
+// steerWindow (3 s) after the last result with no new activity.
+//
+// Interrupt is the interrupt control request; the CLI ends the turn with
+// error_during_execution and stays usable. Stop sends it too, closes
+// stdin, then escalates (agentproc).
+//
+// Recovery: a new process starts with --resume and the session id from
+// the journal; if the CLI refuses it (it exits: "No conversation found"),
+// the turn goes on in a new session that is given the journaled history,
+// with a warning on the thread. --fork-session is not wired: a forked
+// thread starts a new session with the fork's history (Caps.Fork false).
+//
+// Requests do not survive the process (DurableRequests false): a host
+// that exits with a pending approval leaves it not_resumable. Keep a host
+// running (`nexus serve` or the TUI) to answer external agents.
+package claude

@@ -1,0 +1,43 @@
+// Package codex drives OpenAI Codex through `codex app-server`: JSON-RPC
+// over stdio, one JSON object per line, without the "jsonrpc" field.
+//
+// One app-server per nexus thread, holding one Codex thread. Handshake:
+// initialize {clientInfo} within the handshake deadline, then the
+// initialized notification. The Codex thread is opened with thread/start
+// {cwd, model?}, or on recovery thread/resume {threadId} with the native
+// ref from the journal; a refused resume falls back to a new thread given
+// the journaled history, with a warning.
+//
+// Mapping:
+//   - turn/start {threadId, input} returns the turn id at once;
+//     turn/completed ends the turn (completed, interrupted, or failed with
+//     the turn's error or the last non-retrying error notification).
+//   - item/agentMessage/delta streams text into a node keyed by the item
+//     id; item/completed closes it (adding the text only when nothing was
+//     streamed).
+//   - commandExecution, fileChange, mcpToolCall and webSearch items are
+//     tool nodes, completed with their output (exit code, diffs).
+//   - item/commandExecution/requestApproval and
+//     item/fileChange/requestApproval (and the older execCommandApproval
+//     and applyPatchApproval) become approvals answered accept,
+//     acceptForSession or decline (approved, approved_for_session, denied
+//     for the old ones); item/tool/requestUserInput becomes a question
+//     answered {answers: {id: {answers: [text]}}}. Unknown server requests
+//     are refused with -32601 so Codex never waits.
+//   - turn/plan/updated replaces the todo list; thread/tokenUsage/updated
+//     is the usage of each model call (tokens; Codex reports no cost).
+//   - warning and configWarning notifications are runtime warnings.
+//
+// Steering is turn/steer {expectedTurnId} (Caps.Steer): the same turn
+// takes the new input. Interrupt is turn/interrupt.
+//
+// Versions: a method the installed Codex does not know answers -32601.
+// Then nexus degrades and says so on the thread: no turn/steer → the
+// message is not delivered (the steer effect fails with the reason; the
+// kernel has no way yet to turn it into a restart); no turn/interrupt →
+// the process is stopped, which ends the turn; no thread/resume → a new
+// thread with the history. thread/fork and thread/revert are not wired.
+//
+// Codex reads its model provider from $CODEX_HOME/config.toml; nexus
+// passes no configuration of its own besides cwd and NEXUS_CODEX_MODEL.
+package codex

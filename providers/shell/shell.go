@@ -1,0 +1,336 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/providers"
+	"github.com/nexus-tui/nexus/providers/agentproc"
+)
+
+// Caps: a shell takes typed input mid-command (steer) and Ctrl-C
+// (interrupt); it has no structured approvals, plans or resume.
+var Caps = core.Capabilities{Steer: true, Interrupt: true, PTY: true}
+
+// promptRE matches a last line that waits for input: a shell prompt or a
+// program's question ("$ ", "# ", "> ", "Continue? [y/N] ", "Password: ").
+var promptRE = regexp.MustCompile(`[$#%>:?\]]\s*$`)
+
+// Config is how the adapter starts the command.
+type Config struct {
+	Name     string
+	Command  []string
+	Env      []string
+	Idle     time.Duration // output idle this long with a prompt-like last line ends the turn
+	Settings agentproc.Settings
+}
+
+// ConfigFromEnv: the user's $SHELL (or /bin/sh), or the words of
+// $NEXUS_SHELL_COMMAND; NEXUS_SHELL_IDLE is the idle time (default 800ms).
+func ConfigFromEnv(name string) Config {
+	sh := os.Getenv("SHELL")
+	if sh == "" {
+		sh = "/bin/sh"
+	}
+	c := Config{Name: name, Command: agentproc.CommandFromEnv(name, []string{sh}), Idle: 800 * time.Millisecond,
+		Settings: agentproc.SettingsFromEnv()}
+	if d, err := time.ParseDuration(os.Getenv("NEXUS_SHELL_IDLE")); err == nil && d > 0 {
+		c.Idle = d
+	}
+	return c
+}
+
+// Profile is the `shell` profile.
+func Profile(name string) providers.Profile {
+	return providers.Profile{Name: name, Kind: "shell", Caps: Caps,
+		Description: "any interactive command in a PTY ($SHELL by default; NEXUS_SHELL_COMMAND); no structured events",
+		New: func(ctx context.Context, sink providers.Sink) providers.Provider {
+			return New(ctx, sink, ConfigFromEnv(name))
+		}}
+}
+
+// New returns the provider: one PTY per nexus thread.
+func New(ctx context.Context, sink providers.Sink, cfg Config) providers.Provider {
+	if cfg.Idle <= 0 {
+		cfg.Idle = 800 * time.Millisecond
+	}
+	if cfg.Settings == (agentproc.Settings{}) {
+		cfg.Settings = agentproc.DefaultSettings
+	}
+	return agentproc.NewRuntime(ctx, sink, Caps, func(thread string, out *agentproc.Emitter) agentproc.Session {
+		return &session{cfg: cfg, thread: thread, out: out}
+	})
+}
+
+type session struct {
+	cfg    Config
+	thread string
+	out    *agentproc.Emitter
+
+	mu        sync.Mutex
+	cmd       *exec.Cmd
+	tty       *os.File
+	done      chan struct{}
+	stopping  bool
+	turn      *agentproc.Turn
+	interrupt bool
+	last      string // the output's last line so far
+	idle      *time.Timer
+	n         int
+}
+
+// Handle implements agentproc.Session.
+func (s *session) Handle(e core.Effect) {
+	switch e.Kind {
+	case core.EffStartTurn:
+		s.startTurn(e)
+	case core.EffSteer:
+		if err := s.write(e.Text + "\r"); err != nil {
+			s.out.Done(e, "failed", err.Error())
+			return
+		}
+		s.out.Done(e, "completed", "")
+	case core.EffInterrupt:
+		s.mu.Lock()
+		s.interrupt = true
+		t := s.turn
+		s.mu.Unlock()
+		_ = s.write("\x03")
+		// A Ctrl-C typed while the shell hands the terminal to a new
+		// job can reach the shell instead of the job: if no prompt comes
+		// back soon, signal the terminal's foreground group directly.
+		time.AfterFunc(time.Second, func() {
+			if t != nil && !t.Ended() {
+				s.signalForeground(syscall.SIGINT)
+			}
+		})
+		s.out.Done(e, "completed", "")
+	case core.EffAnswer:
+		s.out.Done(e, "missed", "a shell raises no requests")
+	}
+}
+
+// signalForeground signals the PTY's foreground process group.
+func (s *session) signalForeground(sig syscall.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tty == nil {
+		return
+	}
+	rc, err := s.tty.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Control(func(fd uintptr) {
+		if pg, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil && pg > 0 {
+			_ = syscall.Kill(-pg, sig)
+		}
+	})
+}
+
+func (s *session) write(text string) error {
+	s.mu.Lock()
+	tty := s.tty
+	s.mu.Unlock()
+	if tty == nil {
+		return errors.New("the shell is not running")
+	}
+	_, err := tty.WriteString(text)
+	return err
+}
+
+func (s *session) startTurn(e core.Effect) {
+	turn := agentproc.NewTurn(e, s.out, s.cfg.Name, s.cfg.Settings.Silence)
+	s.mu.Lock()
+	if s.turn != nil && !s.turn.Ended() {
+		s.turn.End(core.AttemptFailed, "superseded")
+	}
+	running := s.cmd != nil
+	s.turn, s.interrupt = turn, false
+	s.n++
+	s.mu.Unlock()
+	if !running {
+		if err := s.spawn(e); err != nil {
+			turn.End(core.AttemptFailed, err.Error())
+			s.out.Ended(e.Thread, e.Run, err.Error(), true)
+			return
+		}
+	}
+	turn.Obs(core.Observation{Kind: core.ObsTurnStarted})
+	if err := s.write(e.Turn.Text + "\r"); err != nil {
+		turn.End(core.AttemptFailed, err.Error())
+	}
+}
+
+func (s *session) spawn(e core.Effect) error {
+	if len(s.cfg.Command) == 0 {
+		return fmt.Errorf("%s: no command configured", s.cfg.Name)
+	}
+	path, err := exec.LookPath(s.cfg.Command[0])
+	if err != nil {
+		return fmt.Errorf("%s: %q is not on PATH", s.cfg.Name, s.cfg.Command[0])
+	}
+	cmd := exec.Command(path, s.cfg.Command[1:]...)
+	cmd.Env = append(append(os.Environ(), "TERM=xterm-256color"), s.cfg.Env...)
+	if e.Turn != nil {
+		cmd.Dir = e.Turn.Workspace
+	}
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		return fmt.Errorf("%s: cannot start %s in a PTY: %w", s.cfg.Name, path, err)
+	}
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.cmd, s.tty, s.done, s.stopping, s.last = cmd, tty, done, false, ""
+	s.mu.Unlock()
+	s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessRunning,
+		Text: fmt.Sprintf("%s started in a PTY (pid %d)", s.cfg.Name, cmd.Process.Pid)})
+	go s.read(cmd, tty, done)
+	return nil
+}
+
+// read streams the PTY's output as text of the current turn, ANSI
+// sequences stripped, and ends the turn when the output goes idle on a
+// prompt-like line.
+func (s *session) read(cmd *exec.Cmd, tty *os.File, done chan struct{}) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := tty.Read(buf)
+		if n > 0 {
+			s.output(ansi.Strip(string(buf[:n])))
+		}
+		if err != nil {
+			break
+		}
+	}
+	werr := cmd.Wait()
+	s.mu.Lock()
+	tty.Close()
+	close(done)
+	t, stopping := s.turn, s.stopping
+	s.cmd, s.tty = nil, nil
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.mu.Unlock()
+	if stopping {
+		return
+	}
+	reason := fmt.Sprintf("%s exited", s.cfg.Name)
+	failed := werr != nil
+	if werr != nil {
+		reason += ": " + werr.Error()
+	}
+	run := ""
+	if t != nil {
+		run = t.E.Run
+		s.flush(t)
+		if failed {
+			t.End(core.AttemptFailed, reason)
+		} else {
+			t.End(core.AttemptCompleted, "")
+		}
+	}
+	s.out.Ended(s.thread, run, reason, failed)
+}
+
+func (s *session) key(t *agentproc.Turn) string { return "pty:" + t.E.Attempt }
+
+func (s *session) output(text string) {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "")
+	s.mu.Lock()
+	t := s.turn
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		s.last = text[i+1:]
+	} else {
+		s.last += text
+	}
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.idle = time.AfterFunc(s.cfg.Idle, s.idleCheck)
+	s.mu.Unlock()
+	if t != nil && text != "" {
+		t.Obs(core.Observation{Kind: core.ObsText, Key: s.key(t), Text: text, Urgent: true})
+	}
+}
+
+// idleCheck ends the turn when the last line looks like a prompt: the
+// command finished, or a program asks something. A prompt that is not the
+// shell's own is reported as needing input.
+func (s *session) idleCheck() {
+	s.mu.Lock()
+	t, last, interrupted := s.turn, s.last, s.interrupt
+	s.mu.Unlock()
+	if t == nil || t.Ended() || !promptRE.MatchString(last) {
+		return
+	}
+	s.flush(t)
+	if !interrupted && !looksLikeShellPrompt(last) {
+		t.Obs(core.Observation{Kind: core.ObsWarning, Text: fmt.Sprintf(
+			"%s waits for input: %q; send the answer as the next message", s.cfg.Name, strings.TrimSpace(last))})
+	}
+	if interrupted {
+		t.End(core.AttemptInterrupted, "interrupted (Ctrl-C)")
+		return
+	}
+	t.End(core.AttemptCompleted, "")
+}
+
+func looksLikeShellPrompt(line string) bool {
+	l := strings.TrimRight(line, " ")
+	return strings.HasSuffix(l, "$") || strings.HasSuffix(l, "#") || strings.HasSuffix(l, "%") || strings.HasSuffix(l, ">")
+}
+
+func (s *session) flush(t *agentproc.Turn) {
+	t.Obs(core.Observation{Kind: core.ObsText, Key: s.key(t), Final: true})
+}
+
+// Stop implements agentproc.Session: Ctrl-D and SIGHUP first, then the
+// agentproc escalation on the process group.
+func (s *session) Stop(reason string) {
+	s.mu.Lock()
+	cmd, tty, done, t := s.cmd, s.tty, s.done, s.turn
+	s.stopping = true
+	s.mu.Unlock()
+	if cmd != nil {
+		_, _ = tty.WriteString("\x04")
+		pg := cmd.Process.Pid
+		_ = syscall.Kill(-pg, syscall.SIGHUP)
+		if !waitFor(done, s.cfg.Settings.Grace) {
+			_ = syscall.Kill(-pg, syscall.SIGTERM)
+			if !waitFor(done, s.cfg.Settings.Term) {
+				_ = syscall.Kill(-pg, syscall.SIGKILL)
+				<-done
+			}
+		}
+		_ = syscall.Kill(-pg, syscall.SIGKILL)
+	}
+	if t != nil {
+		t.End(core.AttemptInterrupted, reason)
+	}
+	s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessStopped, Text: reason})
+}
+
+func waitFor(ch chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
