@@ -58,7 +58,9 @@ func (st *State) TurnFor(r *Run, reason string) *Turn {
 	t := &Turn{Messages: msgs, Text: r.Text, Instruction: instr, Reason: reason, Settled: settled, UserMessages: users}
 	for _, a := range st.AttemptsOf(r.ID) {
 		for _, n := range st.NodesOf(a.ID) {
-			if n.Kind == NodeLLMCall && n.Status == NodeCompleted {
+			// Only the built-in agent's planning calls are replayed; an
+			// external agent's usage reports carry other keys.
+			if n.Kind == NodeLLMCall && n.Status == NodeCompleted && !strings.Contains(strings.TrimPrefix(n.Key, "llm:"), ":") {
 				if t.LLM == nil {
 					t.LLM = map[string]string{}
 				}
@@ -75,6 +77,9 @@ func (st *State) TurnFor(r *Run, reason string) *Turn {
 		}
 	}
 	if th := st.Threads[r.Thread]; th != nil {
+		if pt := st.ProviderThreads[r.Thread+"/"+th.Provider]; pt != nil && pt.Available {
+			t.NativeRef = pt.NativeRef
+		}
 		t.Policy = Policy{Allow: append([]string(nil), th.Allow...), BudgetUSD: th.BudgetUSD, MaxTokens: th.MaxTokens,
 			SpentUSD: th.CostUSD, SpentTokens: th.TokensIn + th.TokensOut}
 	}

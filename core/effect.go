@@ -64,6 +64,10 @@ type Turn struct {
 	Steps map[string]EffectRecord `json:"steps,omitempty"`
 	// Policy is the thread's approval and budget policy.
 	Policy Policy `json:"policy"`
+	// NativeRef is the provider's own conversation id to resume (codex
+	// thread id, claude session id, ACP session id), when one is known and
+	// available.
+	NativeRef string `json:"nativeRef,omitempty"`
 }
 
 // Policy is what a turn may do without asking, and what it may spend.

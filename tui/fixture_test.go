@@ -9,12 +9,12 @@ import (
 // journal builds a projection the way the host does: by applying
 // journaled events, with fixed times so screens are reproducible.
 type journal struct {
-	t      *testing.T
+	t      testing.TB
 	st     *core.State
 	events []core.Event
 }
 
-func newJournal(t *testing.T) *journal { return &journal{t: t, st: core.NewState()} }
+func newJournal(t testing.TB) *journal { return &journal{t: t, st: core.NewState()} }
 
 // add appends and applies one event.
 func (j *journal) add(ev core.Event) core.Event {

@@ -84,7 +84,12 @@ func newHarness(t *testing.T, st *core.State, w, h int) *harness {
 			{Name: "builtin:nosteer", Description: "no steering"}}}
 	m := newModel(ctx, b, opts, themes.NewStyles(theme))
 	m.now = func() time.Time { return time.Unix(0, 0).Add(10 * time.Minute) } // screens must not vary
-	m.spinning = true                                                         // no spinner ticks: they would re-arm forever
+	// Timers are recorded, not run: a test fires them with fire.
+	hs0 := &harness{}
+	m.timer = func(d time.Duration, msg tea.Msg) tea.Cmd {
+		hs0.timers = append(hs0.timers, msg)
+		return nil
+	}
 	hs := hs0
 	hs.t, hs.m, hs.b, hs.ws = t, m, b, ws
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})

@@ -65,23 +65,33 @@ func TestBadgesSayWhatNeedsThePerson(t *testing.T) {
 
 func TestSpinnerTurnsOnlyWhileRunsAreActive(t *testing.T) {
 	hs := newHarness(t, demoState(t), 120, 40)
-	hs.m.spinning = false
-	if cmd := hs.m.startSpinner(); cmd == nil {
-		t.Fatal("no spinner tick while a run is active")
+	count := func() (n int) {
+		for _, msg := range hs.timers {
+			if _, ok := msg.(spinMsg); ok {
+				n++
+			}
+		}
+		return n
 	}
-	if cmd := hs.m.startSpinner(); cmd != nil {
-		t.Fatal("a second spinner tick was armed while one is pending")
+	if count() != 1 {
+		t.Fatalf("%d spinner ticks armed while a run is active, want 1", count())
+	}
+	hs.press("down", "up") // more updates arm nothing more
+	if count() != 1 {
+		t.Fatalf("%d spinner ticks armed after more updates, want still 1", count())
 	}
 	before := hs.screen()
-	if cmd := hs.m.spin(); cmd == nil {
-		t.Fatal("the spinner did not re-arm while a run is active")
-	}
+	fire[spinMsg](hs)
 	if hs.screen() == before || !strings.Contains(hs.screen(), "● 1 active ⠙") {
 		t.Errorf("the spinner did not turn:\n%s", hs.screen())
 	}
+	if count() != 1 {
+		t.Errorf("the spinner did not re-arm while a run is active")
+	}
 	idle := newHarness(t, graphState(t), 120, 40)
-	idle.m.spinning = false
-	if cmd := idle.m.startSpinner(); cmd != nil {
-		t.Errorf("a spinner ticks with nothing active: the idle screen would repaint")
+	for _, msg := range idle.timers {
+		if _, ok := msg.(spinMsg); ok {
+			t.Errorf("a spinner ticks with nothing active: the idle screen would repaint")
+		}
 	}
 }

@@ -88,9 +88,10 @@ func TestPromptPermissionFilesTerminalPlanUsageCancel(t *testing.T) {
 
 func TestLoadSessionByNativeRef(t *testing.T) {
 	p, sink, log := fake(t, "resume.txt", agentproc.Settings{})
-	sink.Refs["t1/gemini"] = "s-old"
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
-	p.Handle(turnIn(ws, "1", "next"))
+	e := turnIn(ws, "1", "next")
+	e.Turn.NativeRef = "s-old" // the kernel hands the journaled ref to the turn
+	p.Handle(e)
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
 	if end.Status != core.AttemptCompleted {
 		t.Fatalf("turn ended %+v", end)

@@ -1,35 +1,10 @@
 package agentproc
 
 import (
-	"context"
 	"strings"
 
 	"github.com/nexus-tui/nexus/core"
 )
-
-// stateReader is what the Runner offers besides the Sink: the journal's
-// projection. Adapters read a thread's native resume ref from it, since
-// the start_turn effect does not carry it (see doc.go).
-type stateReader interface {
-	State(ctx context.Context) (*core.State, error)
-}
-
-// NativeRef returns the resume ref the journal holds for a thread on a
-// provider profile ("" when none, or when the sink cannot tell).
-func NativeRef(ctx context.Context, sink any, thread, provider string) string {
-	sr, ok := sink.(stateReader)
-	if !ok {
-		return ""
-	}
-	st, err := sr.State(ctx)
-	if err != nil || st == nil {
-		return ""
-	}
-	if pt := st.ProviderThreads[thread+"/"+provider]; pt != nil && pt.Available {
-		return pt.NativeRef
-	}
-	return ""
-}
 
 // RunMessages splits a turn's messages into the context before this run
 // and this run's own user messages (its text and steering messages).

@@ -64,11 +64,11 @@
 // is overridden by NEXUS_<PROFILE>_COMMAND (CommandEnv), words split on
 // spaces; there is no config file yet.
 //
-// # Resume refs (a workaround)
+// # Resume refs
 //
-// The start_turn effect does not carry the thread's native resume ref, so
-// NativeRef reads it from the Runner's projection (the Sink is the Runner,
-// which also implements State). A core change should put it in core.Turn.
+// The start_turn effect carries the thread's native resume ref in
+// core.Turn.NativeRef (the kernel takes it from the journaled
+// ProviderThread of the thread's provider, when it is available).
 //
 // # Prompts
 //

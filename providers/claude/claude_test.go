@@ -132,8 +132,8 @@ func TestSteerIsAUserLineMidTurn(t *testing.T) {
 
 func TestResumeByNativeRef(t *testing.T) {
 	p, sink, log := fake(t, "resume.txt", agentproc.Settings{})
-	sink.Refs["t1/claude"] = "sess-old"
 	e := agenttest.StartTurn("t1", "claude", "next")
+	e.Turn.NativeRef = "sess-old" // the kernel hands the journaled ref to the turn
 	e.Turn.Messages = append([]core.Message{{Role: "user", Text: "before"}, {Role: "assistant", Text: "reply"}}, e.Turn.Messages...)
 	p.Handle(e)
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))

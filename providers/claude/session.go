@@ -149,7 +149,7 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 		}
 	}
 	s.mu.Unlock()
-	ref := agentproc.NativeRef(s.out.Context(), s.out.Sink(), e.Thread, e.Provider)
+	ref := nativeRef(e)
 	dir := ""
 	if e.Turn != nil {
 		dir = e.Turn.Workspace
@@ -308,4 +308,12 @@ func (s *session) stopWindow() {
 		s.window.Stop()
 		s.window = nil
 	}
+}
+
+// nativeRef is the provider conversation to resume, as the kernel knows it.
+func nativeRef(e core.Effect) string {
+	if e.Turn != nil {
+		return e.Turn.NativeRef
+	}
+	return ""
 }

@@ -100,8 +100,9 @@ func TestTurnsApprovalPlanSteerQuestionInterrupt(t *testing.T) {
 
 func TestResumeAndMissingSteer(t *testing.T) {
 	p, sink, log := fake(t, "resume.txt", agentproc.Settings{})
-	sink.Refs["t1/codex"] = "th-old"
-	p.Handle(agenttest.StartTurn("t1", "codex", "next"))
+	e := agenttest.StartTurn("t1", "codex", "next")
+	e.Turn.NativeRef = "th-old" // the kernel hands the journaled ref to the turn
+	p.Handle(e)
 	sink.Wait(t, wait, "turn started", agenttest.Kind(core.ObsTurnStarted))
 	s := effect(core.EffSteer, "t1/1:steer1", 1)
 	s.Text = "more"

@@ -63,7 +63,7 @@ func BenchmarkCapture(b *testing.B) {
 		editFiles(b, repo, 10, 2*i)
 		idx := filepath.Join(tmp, fmt.Sprintf("index-%d", i))
 		start := time.Now()
-		if _, err := copyIndex(filepath.Join(repo, ".git", "index"), idx); err != nil {
+		if _, err := seedIndex(filepath.Join(repo, ".git", "index"), idx); err != nil {
 			b.Fatal(err)
 		}
 		env := []string{"GIT_INDEX_FILE=" + idx}

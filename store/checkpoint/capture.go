@@ -56,9 +56,7 @@ func (m *Manager) Capture(ctx context.Context, workspace, thread, scope string) 
 	defer unlock()
 	cctx, cancel := context.WithTimeoutCause(ctx, m.opts.CaptureTimeout, errTimeBound)
 	defer cancel()
-	tt := time.Now()
 	cp, err := m.capture(cctx, path, thread, scope)
-	if os.Getenv("CPTRACE") != "" { println("phase total", time.Since(tt).String()) }
 	if err != nil && ctx.Err() == nil && context.Cause(cctx) == errTimeBound {
 		return Checkpoint{}, &BoundError{Workspace: path, Kind: BoundTime, Limit: int64(m.opts.CaptureTimeout)}
 	}
@@ -82,14 +80,12 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		objs, oerr = m.objects(ctx, w, "capture", "HEAD", tipName(thread))
 	}()
 	defer func() { <-looked }()
-	tq := time.Now()
 	index, seeded, cleanup, err := m.tempIndex(w)
 	if err != nil {
 		return Checkpoint{}, err
 	}
 	defer cleanup()
 	q, cleanupQ, err := newQuarantine(w)
-	if os.Getenv("CPTRACE") != "" { println("phase prep", time.Since(tq).String()) }
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -110,7 +106,17 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 	if err != nil {
 		return Checkpoint{}, err
 	}
+	// Sync the new blobs while write-tree runs.
+	var serr error
+	synced := make(chan struct{})
+	go func() {
+		defer close(synced)
+		_, serr = q.sync(ctx)
+	}()
 	tree, err := m.writeTree(ctx, w, index, q)
+	if <-synced; err == nil {
+		err = serr
+	}
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -147,7 +153,7 @@ func baseOf(w *ws, head object) string {
 // commit writes the checkpoint commit for tree, publishes the
 // quarantined objects and moves the scope ref and the tip in one
 // transaction. Changed is -1 when there is neither a parent nor a base.
-func (m *Manager) commit(ctx context.Context, w *ws, q, thread, scope, tree string, head, tip object) (Checkpoint, error) {
+func (m *Manager) commit(ctx context.Context, w *ws, q *quarantine, thread, scope, tree string, head, tip object) (Checkpoint, error) {
 	base := baseOf(w, head)
 	// The parent is the thread's tip, unless the tip is this very scope
 	// (a capture redone after a crash): then the tip's own parent.
@@ -158,19 +164,18 @@ func (m *Manager) commit(ctx context.Context, w *ws, q, thread, scope, tree stri
 			parent, parentTree = strings.TrimPrefix(tip.trailer("Nexus-Previous"), "none"), ""
 		}
 	}
-	args := []string{"commit-tree", tree}
+	var parents []string
 	if parent != "" {
-		args = append(args, "-p", parent)
+		parents = append(parents, parent)
 	}
 	if base != "" && base != parent {
-		args = append(args, "-p", base)
+		parents = append(parents, base)
 	}
-	args = append(args, "-m", commitMessage(thread, scope, parent, base))
-	out, err := m.run(ctx, quarantined(w.cmd("capture", "", args...), w, q))
+	commit, err := q.writeCommit(w.format, tree, parents, commitMessage(thread, scope, parent, base), time.Now())
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	cp := Checkpoint{Ref: RefName(thread, scope), Commit: strings.TrimSpace(string(out)), Tree: tree, Parent: parent, Base: base, Changed: -1}
+	cp := Checkpoint{Ref: RefName(thread, scope), Commit: commit, Tree: tree, Parent: parent, Base: base, Changed: -1}
 
 	// Count the changes while the objects are published and refs move.
 	against := parent
@@ -188,14 +193,12 @@ func (m *Manager) commit(ctx context.Context, w *ws, q, thread, scope, tree stri
 		default:
 			n := 0
 			c := w.cmd("capture", "", "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--relative", against, tree)
-			c.env = append(c.env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+quoteAlternate(q))
+			c.env = append(c.env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+quoteAlternate(q.dir))
 			derr = m.scan(ctx, c, func([]byte) error { n++; return nil })
 			cp.Changed = n
 		}
 	}()
-	tp := time.Now()
 	err = m.publish(ctx, w, q)
-	if os.Getenv("CPTRACE") != "" { println("phase publish", time.Since(tp).String()) }
 	if err == nil {
 		// One transaction moves both refs; the tip only if nobody moved it.
 		var tx strings.Builder
@@ -234,7 +237,7 @@ func commitMessage(thread, scope, parent, base string) string {
 // parallel) and ls-files -o (untracked files, ignored ones left out).
 // Then update-index hashes exactly those paths. It returns the bytes of
 // content staged.
-func (m *Manager) stage(ctx context.Context, w *ws, index, q string) (int64, error) {
+func (m *Manager) stage(ctx context.Context, w *ws, index string, q *quarantine) (int64, error) {
 	have, err := indexEntries(index)
 	if err != nil {
 		return 0, err
@@ -316,7 +319,7 @@ func (m *Manager) stage(ctx context.Context, w *ws, index, q string) (int64, err
 // repository in the middle of a merge may hold conflicted entries, which
 // write-tree refuses: those paths then take the work tree's content (what
 // `git add` would do) and the tree is written again.
-func (m *Manager) writeTree(ctx context.Context, w *ws, index, q string) (string, error) {
+func (m *Manager) writeTree(ctx context.Context, w *ws, index string, q *quarantine) (string, error) {
 	out, err := m.run(ctx, quarantined(w.cmd("capture", index, "write-tree"), w, q))
 	var ge *GitError
 	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "unmerged") {

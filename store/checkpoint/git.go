@@ -227,12 +227,6 @@ func (m *Manager) exec(ctx context.Context, c cmd, read func(io.Reader) error) e
 		}
 		return err
 	}
-	t0 := time.Now()
-	defer func() {
-		if os.Getenv("CPTRACE") != "" {
-			println("git", firstWord(c.args), time.Since(t0).String())
-		}
-	}()
 	rerr := read(stdout)
 	if rerr != nil {
 		// Stop git: it may be blocked writing output nobody reads.

@@ -276,7 +276,8 @@ func excludePattern(top, prefix, stateDir string) string {
 // own, or the shadow's) so git can trust its stat data and hash only the
 // files that changed; the copy keeps the original's mtime, because git
 // judges "racily clean" entries against the index file's mtime. seeded
-// is false when there was no index to copy.
+// is false when there was no index to copy. The state dir and the
+// repository are usually on one file system, where the copy is a link.
 func (m *Manager) tempIndex(w *ws) (path string, seeded bool, cleanup func(), err error) {
 	root := filepath.Join(m.stateDir, "checkpoints", "tmp")
 	if err := os.MkdirAll(root, 0o700); err != nil {
@@ -289,7 +290,7 @@ func (m *Manager) tempIndex(w *ws) (path string, seeded bool, cleanup func(), er
 	}
 	cleanup = func() { os.RemoveAll(dir) }
 	path = filepath.Join(dir, "index")
-	seeded, err = copyIndex(w.index, path)
+	seeded, err = seedIndex(w.index, path)
 	if err != nil {
 		cleanup()
 		return "", false, nil, fmt.Errorf("checkpoint: cannot copy the index %s: %w", w.index, err)
@@ -305,6 +306,22 @@ func sweepTemp(root string) {
 			os.RemoveAll(filepath.Join(root, e.Name()))
 		}
 	}
+}
+
+// seedIndex makes dst a copy of the index src: a hard link when it can
+// (no bytes to copy, and the mtime is the original's by construction).
+// That is safe because git never writes an index in place: it writes
+// index.lock and renames it over, so the first write to dst replaces
+// the link and the user's file is never modified.
+func seedIndex(src, dst string) (bool, error) {
+	err := os.Link(src, dst)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return copyIndex(src, dst) // another file system, or links refused
 }
 
 func copyIndex(src, dst string) (bool, error) {

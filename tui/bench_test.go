@@ -1,0 +1,343 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/nexus-tui/nexus/core"
+)
+
+// The benchmarks of issue 4 (BENCHMARKS.md, TUI section). Each runs the
+// real program (Run) on a real PTY pair: the program reads keys from and
+// draws to the PTY's child side; the benchmark writes keys to and reads
+// frames from its parent side, like a terminal emulator. The backend is a
+// stub that serves a projection built in memory from core events.
+
+// benchState builds a projection the way the host does, by applying
+// events: threads of completed runs, each run a model call and a reply
+// streamed in journaled text chunks. It applies exactly events events.
+func benchState(tb testing.TB, threads, events int) *core.State {
+	st := core.NewState()
+	var seq uint64
+	apply := func(ev core.Event) {
+		seq++
+		ev.Seq = seq
+		if err := st.Apply(&ev); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	per := events / threads
+	for t := range threads {
+		id := fmt.Sprintf("t%03d", t)
+		at := int64(t+1) * int64(time.Second)
+		th := &core.Thread{ID: id, Title: "agent " + strconv.Itoa(t), Provider: "builtin", Status: core.ThreadIdle,
+			Caps: core.Capabilities{Steer: true, Interrupt: true}, CreatedAt: at, UpdatedAt: at}
+		apply(core.Event{Type: core.EvThreadUpdated, Thread: id, Payload: core.Payload{Thread: th}})
+		left := per - 1
+		for n := 1; left > 0; n++ {
+			left -= benchRun(apply, id, n, min(left, 20))
+		}
+	}
+	for seq < uint64(events) { // the remainder of an uneven split
+		apply(core.Event{Type: core.EvRuntimeWarning, Payload: core.Payload{Note: "padding"}})
+	}
+	return st
+}
+
+// benchRun applies up to budget (>= 1) events of one run and returns how
+// many it applied.
+func benchRun(apply func(core.Event), thread string, n, budget int) int {
+	used := 0
+	emit := func(ev core.Event) bool {
+		if used == budget {
+			return false
+		}
+		apply(ev)
+		used++
+		return true
+	}
+	r := &core.Run{ID: core.RunID(thread, n), Thread: thread, Ordinal: n, Status: core.RunCompleted,
+		Text: "step " + strconv.Itoa(n) + ": read the file and summarize it", Attempts: 1, CreatedAt: 1, StartedAt: 1, EndedAt: 2e9}
+	if !emit(core.Event{Type: core.EvRunUpdated, Thread: thread, Run: r.ID, Payload: core.Payload{Run: r}}) {
+		return used
+	}
+	a := &core.Attempt{ID: core.AttemptID(r.ID, 1), Run: r.ID, Thread: thread, N: 1, Reason: core.ReasonInitial,
+		Status: core.AttemptCompleted, StartedAt: 1, EndedAt: 2e9}
+	node := func(i int, kind, title string) *core.Node {
+		nd := &core.Node{ID: core.NodeID(a.ID, i), Attempt: a.ID, Run: r.ID, Thread: thread, Kind: kind,
+			Status: core.NodeCompleted, Title: title, StartedAt: 1, EndedAt: 2e9}
+		if i > 1 {
+			nd.Parent = core.NodeID(a.ID, 1)
+		}
+		return nd
+	}
+	llm := node(2, core.NodeLLMCall, "sim")
+	llm.TokensIn, llm.TokensOut, llm.CostUSD, llm.DurationMS = 900, 120, 0.002, 310
+	reply := node(3, core.NodeAssistantMessage, "assistant")
+	for _, ev := range []core.Event{
+		{Type: core.EvAttemptUpdated, Payload: core.Payload{Attempt: a}},
+		{Type: core.EvNodeUpdated, Payload: core.Payload{Node: node(1, core.NodeRootTurn, "turn")}},
+		{Type: core.EvNodeUpdated, Payload: core.Payload{Node: llm}},
+		{Type: core.EvNodeUpdated, Payload: core.Payload{Node: reply}},
+	} {
+		ev.Thread, ev.Run = thread, r.ID
+		if !emit(ev) {
+			return used
+		}
+	}
+	for emit(core.Event{Type: core.EvNodeText, Thread: thread, Run: r.ID, Node: reply.ID,
+		Payload: core.Payload{Text: "The file says what the project does and how to build it. "}}) {
+	}
+	return used
+}
+
+// benchBackend serves a fixed projection and a live feed the benchmark
+// writes to.
+type benchBackend struct {
+	st   *core.State
+	feed chan core.Event
+}
+
+func (b *benchBackend) Submit(ctx context.Context, cmd core.Command) (*core.Receipt, error) {
+	return &core.Receipt{Command: cmd.ID, Kind: cmd.Kind, Thread: cmd.Thread}, nil
+}
+
+func (b *benchBackend) State(ctx context.Context) (*core.State, error) { return b.st.Clone(), nil }
+
+func (b *benchBackend) Subscribe(ctx context.Context, from uint64) (*core.Subscription, error) {
+	return &core.Subscription{State: b.st.Clone(), Events: b.feed, Err: func() error { return ctx.Err() }}, nil
+}
+
+// countingTTY is the PTY's child side as the program's output, counting
+// the frames (writes) and bytes the renderer sends.
+type countingTTY struct {
+	*os.File
+	writes, bytes atomic.Int64
+}
+
+func (c *countingTTY) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	c.bytes.Add(int64(len(p)))
+	return c.File.Write(p)
+}
+
+// chunk is what one read of the PTY's parent side returned, and when.
+type chunk struct {
+	at time.Time
+	n  int
+}
+
+// ptyRun is the program running on a PTY.
+type ptyRun struct {
+	ptm    *os.File
+	out    *countingTTY
+	chunks chan chunk
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// startOnPTY runs the TUI on a new 120x40 PTY pair over backend.
+func startOnPTY(tb testing.TB, backend Backend) *ptyRun {
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		tb.Skipf("no PTY on this machine: %v", err)
+	}
+	if err := pty.Setsize(ptm, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &ptyRun{ptm: ptm, out: &countingTTY{File: pts}, chunks: make(chan chunk, 1<<16), cancel: cancel}
+	r.wg.Add(2)
+	go func() {
+		defer r.wg.Done()
+		buf := make([]byte, 1<<16)
+		for {
+			n, err := ptm.Read(buf)
+			if n > 0 {
+				r.chunks <- chunk{at: time.Now(), n: n}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		defer r.wg.Done()
+		env := []string{"TERM=xterm-256color", "COLORTERM=truecolor", "HOME=" + tb.TempDir()}
+		if err := Run(ctx, backend, Options{StateDir: tb.TempDir(), HostLabel: "bench",
+			IO: IO{Input: pts, Output: r.out, Env: env}}); err != nil {
+			tb.Error(err)
+		}
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		pts.Close()
+		ptm.Close()
+		r.wg.Wait()
+	})
+	return r
+}
+
+// quiet waits until nothing has arrived for d, or fails after a while.
+func (r *ptyRun) quiet(tb testing.TB, d time.Duration) {
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case <-r.chunks:
+		case <-time.After(d):
+			return
+		case <-deadline:
+			tb.Fatal("the screen never went quiet")
+		}
+	}
+}
+
+// keyToFrame writes one key and returns how long until the first bytes
+// of the next frame arrived.
+func (r *ptyRun) keyToFrame(tb testing.TB, key []byte) time.Duration {
+	t0 := time.Now()
+	if _, err := r.ptm.Write(key); err != nil {
+		tb.Fatal(err)
+	}
+	select {
+	case c := <-r.chunks:
+		return c.at.Sub(t0)
+	case <-time.After(5 * time.Second):
+		tb.Fatal("no frame within 5s of a key press")
+	}
+	return 0
+}
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[int(float64(len(s)-1)*p)]
+}
+
+// BenchmarkKeyToFrame: key press to frame written, with 50 threads and
+// 100,000 events loaded (target: p99 <= 16 ms). Each sample types a
+// character into the composer or deletes it, after the screen went quiet.
+func BenchmarkKeyToFrame(b *testing.B) {
+	st := benchState(b, 50, 100_000)
+	r := startOnPTY(b, &benchBackend{st: st, feed: make(chan core.Event)})
+	r.quiet(b, 500*time.Millisecond)
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range 200 {
+			key := []byte("x")
+			if j%2 == 1 {
+				key = []byte{0x7f} // backspace
+			}
+			lat = append(lat, r.keyToFrame(b, key))
+			r.quiet(b, 30*time.Millisecond)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(percentile(lat, 1).Microseconds())/1000, "max-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkStreamBytesPerFrame: one agent streams its reply (50 deltas
+// a second, journaled every second like the host does) while the
+// spinner turns; the average bytes the renderer writes per frame
+// (target: <= 120).
+func BenchmarkStreamBytesPerFrame(b *testing.B) {
+	j := newJournal(b)
+	j.thread("t1", "streaming", core.ThreadRunning, 1, sec)
+	run := j.run("t1", 1, core.RunRunning, "tell a long story", 2*sec, 0)
+	n := j.node(run, 2, core.NodeAssistantMessage, "", "assistant", "")
+	feed := make(chan core.Event, 1024)
+	r := startOnPTY(b, &benchBackend{st: j.st, feed: feed})
+	r.quiet(b, 500*time.Millisecond)
+	words := strings.Fields("once upon a time there was a terminal that drew only what changed and the agents " +
+		"streamed their thoughts into it token by token while the person watched")
+	w0, b0 := r.out.writes.Load(), r.out.bytes.Load()
+	b.ResetTimer()
+	seq := j.st.Seq
+	for i := 0; i < b.N; i++ {
+		var journaled strings.Builder
+		var pending strings.Builder
+		tick := time.NewTicker(20 * time.Millisecond)
+		for k := range 150 { // 3 s at 50 deltas a second
+			<-tick.C
+			text := words[k%len(words)] + " "
+			pending.WriteString(text)
+			feed <- core.Event{Type: core.EvNodeDelta, Thread: "t1", Run: run.ID, Node: n.ID, Payload: core.Payload{Text: text}}
+			if k%50 == 49 { // the host journals streamed text every second
+				seq++
+				feed <- core.Event{Seq: seq, Type: core.EvNodeText, Thread: "t1", Run: run.ID, Node: n.ID,
+					Payload: core.Payload{Text: pending.String()}}
+				journaled.WriteString(pending.String())
+				pending.Reset()
+			}
+		}
+		tick.Stop()
+	}
+	b.StopTimer()
+	time.Sleep(100 * time.Millisecond)
+	writes, bytes := r.out.writes.Load()-w0, r.out.bytes.Load()-b0
+	if writes == 0 {
+		b.Fatal("no frame was written while the agent streamed")
+	}
+	b.ReportMetric(float64(bytes)/float64(writes), "bytes/frame")
+	b.ReportMetric(float64(writes)/(3*float64(b.N)), "frames/s")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkRSS100x1000: the resident memory of the TUI's process with
+// 100 threads of 1,000 events each loaded and drawn (target: <= 150 MiB).
+// It also reports the memory before the projection was built (the test
+// binary alone) and the Go heap in use.
+func BenchmarkRSS100x1000(b *testing.B) {
+	runtime.GC()
+	base := rssMiB(b)
+	var rss, heap float64
+	for i := 0; i < b.N; i++ {
+		st := benchState(b, 100, 100_000)
+		r := startOnPTY(b, &benchBackend{st: st, feed: make(chan core.Event)})
+		r.quiet(b, 500*time.Millisecond)
+		// Visit every thread so each one's transcript was rendered once.
+		for range 100 {
+			r.ptm.Write([]byte("\x1b[1;3B")) // alt+down
+			r.quiet(b, 20*time.Millisecond)
+		}
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		rss, heap = rssMiB(b), float64(ms.HeapInuse)/(1<<20)
+		r.cancel()
+	}
+	b.ReportMetric(rss, "rss-MiB")
+	b.ReportMetric(base, "base-rss-MiB")
+	b.ReportMetric(heap, "heap-MiB")
+	b.ReportMetric(0, "ns/op")
+}
+
+// rssMiB reads this process's resident set size from /proc.
+func rssMiB(tb testing.TB) float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Skipf("no /proc/self/status: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return float64(kb) / 1024
+		}
+	}
+	tb.Skip("no VmRSS in /proc/self/status")
+	return 0
+}
