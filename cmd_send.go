@@ -22,6 +22,7 @@ func (a *app) cmdSend(ctx context.Context, args []string) error {
 	mode := fs.String("mode", "auto", "auto, steer, restart or queue")
 	provider := fs.String("provider", "", "switch the thread to this provider first")
 	noWait := fs.Bool("no-wait", false, "return once the message is journaled")
+	mergeBack := fs.String("merge-back", "", "bring this thread's (a fork's) conclusions with the message")
 	pos, err := parseArgs(fs, args, 2, 2, `nexus send THREAD TEXT|- [--mode auto|steer|restart|queue]`)
 	if err != nil {
 		return err
@@ -52,7 +53,7 @@ func (a *app) cmdSend(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	rec, err := a.submit(ctx, s, core.Command{Kind: core.CmdMessageSend, Thread: pos[0], Text: pos[1], Mode: m})
+	rec, err := a.submit(ctx, s, core.Command{Kind: core.CmdMessageSend, Thread: pos[0], Text: pos[1], Mode: m, MergeBack: *mergeBack})
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func (a *app) cmdThread(ctx context.Context, args []string) error {
 	case "fork":
 		return a.threadFork(ctx, args[1:])
 	case "archive":
-		return a.threadSimple(ctx, args[1:], core.CmdThreadArchive, "nexus thread archive THREAD")
+		return a.threadArchive(ctx, args[1:])
 	case "rename":
 		fs := flag.NewFlagSet("rename", flag.ContinueOnError)
 		pos, err := parseArgs(fs, args[1:], 2, 2, "nexus thread rename THREAD TITLE")
@@ -48,6 +48,8 @@ type threadOpts struct {
 	budget                     float64
 	maxTokens                  int
 	yes                        bool
+	worktree                   bool
+	branch                     string
 }
 
 func (o *threadOpts) flags(fs *flag.FlagSet) {
@@ -84,8 +86,19 @@ func (a *app) createThread(ctx context.Context, s *session, o threadOpts) (*core
 	if o.yes {
 		allow = []string{"write", "command"}
 	}
-	return a.submit(ctx, s, core.Command{Kind: core.CmdThreadCreate, Provider: prof.Name, Caps: prof.Caps,
-		Workspace: abs, Title: title, BudgetUSD: o.budget, MaxTokens: o.maxTokens, Allow: allow})
+	cmd := core.Command{Kind: core.CmdThreadCreate, Provider: prof.Name, Caps: prof.Caps, NewThread: core.NewID("t"),
+		Workspace: abs, Title: title, BudgetUSD: o.budget, MaxTokens: o.maxTokens, Allow: allow}
+	if o.branch != "" && !o.worktree {
+		return nil, usageErr("--branch needs --worktree")
+	}
+	if o.worktree {
+		wt, err := a.addWorktree(ctx, cmd.NewThread, abs, "HEAD", o.branch)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Workspace, cmd.Worktree, cmd.Repo = wt, wt, abs
+	}
+	return a.submit(ctx, s, cmd)
 }
 
 func (a *app) threadNew(ctx context.Context, args []string) error {
@@ -93,7 +106,9 @@ func (a *app) threadNew(ctx context.Context, args []string) error {
 	var o threadOpts
 	o.flags(fs)
 	fs.StringVar(&o.title, "title", "", "title")
-	if _, err := parseArgs(fs, args, 0, 0, "nexus thread new [--provider P] [--workspace DIR] [--title T] [--budget-usd X] [--max-tokens N] [--yes]"); err != nil {
+	fs.BoolVar(&o.worktree, "worktree", false, "give the thread its own git worktree of the workspace")
+	fs.StringVar(&o.branch, "branch", "", "with --worktree: create this branch for it")
+	if _, err := parseArgs(fs, args, 0, 0, "nexus thread new [--provider P] [--workspace DIR] [--title T] [--worktree [--branch B]] [--budget-usd X] [--max-tokens N] [--yes]"); err != nil {
 		return err
 	}
 	s, err := a.connect(ctx)
@@ -208,7 +223,8 @@ func (a *app) threadFork(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("thread fork", flag.ContinueOnError)
 	run := fs.Int("run", 0, "run ordinal")
 	title := fs.String("title", "", "title")
-	pos, err := parseArgs(fs, args, 1, 1, "nexus thread fork THREAD [--run N]")
+	worktree := fs.Bool("worktree", false, "give the fork its own git worktree at that run's checkpoint")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus thread fork THREAD [--run N] [--worktree]")
 	if err != nil {
 		return err
 	}
@@ -220,21 +236,35 @@ func (a *app) threadFork(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.stop()
-	rec, err := a.submit(ctx, s, core.Command{Kind: core.CmdThreadFork, Thread: pos[0], Run: *run, Title: *title, Source: "run"})
+	cmd := core.Command{Kind: core.CmdThreadFork, Thread: pos[0], Run: *run, Title: *title, Source: "run", NewThread: core.NewID("t")}
+	if *worktree {
+		st, err := s.State(ctx)
+		if err != nil {
+			return err
+		}
+		src := st.Threads[pos[0]]
+		if src == nil {
+			return failErr("unknown thread %q: list threads with `nexus thread list`", pos[0])
+		}
+		commit, err := forkCommit(st, src, *run)
+		if err != nil {
+			return err
+		}
+		repo := src.Workspace
+		if src.Repo != "" {
+			repo = src.Repo
+		}
+		if cmd.Worktree, err = a.addWorktree(ctx, cmd.NewThread, repo, commit, ""); err != nil {
+			return err
+		}
+		cmd.Repo = repo
+	}
+	rec, err := a.submit(ctx, s, cmd)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(a.stdout, rec.Thread)
 	return nil
-}
-
-func (a *app) threadSimple(ctx context.Context, args []string, kind, usage string) error {
-	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
-	pos, err := parseArgs(fs, args, 1, 1, usage)
-	if err != nil {
-		return err
-	}
-	return a.submitOnly(ctx, core.Command{Kind: kind, Thread: pos[0]})
 }
 
 // submitOnly connects, submits one command and reports a rejection.
@@ -274,4 +304,41 @@ func (a *app) state(ctx context.Context) (*core.State, error) {
 	}
 	defer s.stop()
 	return s.State(ctx)
+}
+
+// threadArchive archives a thread and removes its worktree, refusing when
+// the worktree holds uncommitted work unless --force says to drop it.
+func (a *app) threadArchive(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("thread archive", flag.ContinueOnError)
+	force := fs.Bool("force", false, "remove the thread's worktree even with uncommitted work in it")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus thread archive THREAD [--force]")
+	if err != nil {
+		return err
+	}
+	s, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	st, err := s.State(ctx)
+	if err != nil {
+		return err
+	}
+	th := st.Threads[pos[0]]
+	if th != nil && th.Worktree != "" && !*force {
+		dirty, err := a.worktreeDirty(ctx, th)
+		if err != nil {
+			return failErr("cannot check the worktree %s: %v", th.Worktree, err)
+		}
+		if dirty {
+			return failErr("the worktree %s of %s holds uncommitted work; commit it, or archive with --force to remove it anyway", th.Worktree, th.ID)
+		}
+	}
+	if _, err := a.submit(ctx, s, core.Command{Kind: core.CmdThreadArchive, Thread: pos[0]}); err != nil {
+		return err
+	}
+	if th.Worktree != "" {
+		return a.removeWorktree(ctx, th, *force)
+	}
+	return nil
 }

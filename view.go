@@ -15,6 +15,7 @@ type threadView struct {
 	Provider    string            `json:"provider"`
 	Status      string            `json:"status"`
 	Workspace   string            `json:"workspace,omitempty"`
+	Worktree    string            `json:"worktree,omitempty"`
 	ForkedFrom  string            `json:"forkedFrom,omitempty"`
 	ForkRun     int               `json:"forkRun,omitempty"`
 	QueueHeld   bool              `json:"queueHeld"`
@@ -78,7 +79,7 @@ type todoView struct {
 }
 
 func viewThread(st *core.State, th *core.Thread) threadView {
-	v := threadView{ID: th.ID, Title: th.Title, Provider: th.Provider, Status: th.Status, Workspace: th.Workspace,
+	v := threadView{ID: th.ID, Title: th.Title, Provider: th.Provider, Status: th.Status, Workspace: th.Workspace, Worktree: th.Worktree,
 		ForkedFrom: th.ForkedFrom, ForkRun: th.ForkRun, QueueHeld: th.QueueHeld,
 		Runs: []runView{}, Requests: []requestView{}, Todos: []todoView{},
 		Checkpoints: []core.Checkpoint{}, Handoffs: []core.Handoff{}}

@@ -79,6 +79,12 @@ type Command struct {
 	// agent runs without asking (--yes allows both).
 	Allow  []string `json:"allow,omitempty"`
 	Source string   `json:"source,omitempty"` // fork: run, node, provider_thread
+	// Worktree and Repo: a thread (or fork) with its own git worktree,
+	// made at the edge before the command is submitted.
+	Worktree string `json:"worktree,omitempty"`
+	Repo     string `json:"repo,omitempty"`
+	// MergeBack names a fork whose conclusions come with this message.
+	MergeBack string `json:"mergeBack,omitempty"`
 }
 
 // InputError is an input that cannot form a valid command. It is refused at

@@ -23,6 +23,9 @@ func (st *State) Context(thread string, before int) []Message {
 		case RunRolledBack, RunCancelled, RunQueued:
 			continue
 		}
+		if tr := st.Transfers[r.Transfer]; tr != nil {
+			out = append(out, Message{Role: "user", Text: tr.Text})
+		}
 		out = append(out, Message{Role: "user", Text: r.Text})
 		for _, s := range r.Steers {
 			out = append(out, Message{Role: "user", Text: s})
@@ -37,6 +40,10 @@ func (st *State) Context(thread string, before int) []Message {
 // TurnFor builds the turn of a new attempt of run r.
 func (st *State) TurnFor(r *Run, reason string) *Turn {
 	msgs := st.Context(r.Thread, r.Ordinal)
+	if tr := st.Transfers[r.Transfer]; tr != nil {
+		// The merge-back delta comes with the message, as journaled.
+		msgs = append(msgs, Message{Role: "user", Text: tr.Text})
+	}
 	msgs = append(msgs, Message{Role: "user", Text: r.Text})
 	instr := r.Text
 	for _, s := range r.Steers {

@@ -21,6 +21,8 @@ type tx struct {
 	events  []Event
 	effects []Effect
 	receipt *Receipt
+	// transfer is a merge-back transfer emitted for the run being created.
+	transfer string
 }
 
 func (t *tx) emit(typ string, ev Event) {
@@ -149,6 +151,10 @@ func checkRefs(st *State, c *Command) error {
 	case CmdThreadFork:
 		if st.Threads[c.NewThread] != nil {
 			return refuse("thread %s already exists", c.NewThread)
+		}
+	case CmdMessageSend:
+		if c.MergeBack != "" && st.Threads[c.MergeBack] == nil {
+			return refuse("unknown thread %q to merge back: list threads with `nexus thread list`", c.MergeBack)
 		}
 	case CmdRequestRespond:
 		if st.Requests[c.Request] == nil {

@@ -27,6 +27,20 @@ func (t *tx) send(c *Command) *Rejection {
 			return reject(ReasonInvalidState, "run %d is capturing its workspace checkpoint; send with --mode queue or wait", active.Ordinal)
 		}
 	}
+	if c.MergeBack != "" {
+		// A merge-back brings a fork's conclusions with a new run.
+		switch mode {
+		case "", ModeAuto, ModeImmediate:
+			mode = ModeImmediate
+			if active != nil {
+				mode = ModeQueue
+			}
+		case ModeQueue:
+		default:
+			return reject(ReasonInvalidState, "a merge-back starts a new run: send it with mode auto or queue")
+		}
+		t.transfer = t.mergeBack(th, t.st.Threads[c.MergeBack])
+	}
 	if mode == "" || mode == ModeAuto {
 		switch {
 		case active == nil:
@@ -95,7 +109,7 @@ func (t *tx) newRun(th *Thread, text string) Run {
 	c := *th
 	c.Runs++
 	t.putThread(c)
-	r := Run{ID: RunID(th.ID, c.Runs), Thread: th.ID, Ordinal: c.Runs, Text: text, CreatedAt: t.at}
+	r := Run{ID: RunID(th.ID, c.Runs), Thread: th.ID, Ordinal: c.Runs, Text: text, CreatedAt: t.at, Transfer: t.transfer}
 	t.receipt.Run, t.receipt.Ordinal = r.ID, r.Ordinal
 	return r
 }

@@ -11,7 +11,8 @@ func (t *tx) createThread(c *Command) *Rejection {
 		title = "thread " + itoa(len(t.st.Threads)+1)
 	}
 	th := Thread{ID: c.NewThread, Title: title, Provider: c.Provider, Caps: c.Caps, Workspace: c.Workspace,
-		Status: ThreadIdle, BudgetUSD: c.BudgetUSD, MaxTokens: c.MaxTokens, Allow: c.Allow, CreatedAt: c.At}
+		Status: ThreadIdle, BudgetUSD: c.BudgetUSD, MaxTokens: c.MaxTokens, Allow: c.Allow, CreatedAt: c.At,
+		Worktree: c.Worktree, Repo: c.Repo}
 	t.putThread(th)
 	t.receipt.Thread = th.ID
 	return nil
@@ -70,6 +71,9 @@ func (t *tx) fork(c *Command) *Rejection {
 	th := Thread{ID: c.NewThread, Title: title, Provider: src.Provider, Caps: src.Caps, Workspace: src.Workspace,
 		Status: ThreadIdle, ForkedFrom: src.ID, ForkRun: point, BudgetUSD: src.BudgetUSD, MaxTokens: src.MaxTokens,
 		Allow: src.Allow, CreatedAt: c.At}
+	if c.Worktree != "" {
+		th.Workspace, th.Worktree, th.Repo = c.Worktree, c.Worktree, c.Repo
+	}
 	t.putThread(th)
 	tr := Transfer{ID: th.ID + "/fork", Kind: "fork", From: src.ID, To: th.ID, Run: point, Status: "resolved"}
 	t.emit(EvTransferUpdated, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Transfer: &tr}})

@@ -107,6 +107,10 @@ type Thread struct {
 	// without asking: the thread's policy (--yes) plus "allow always"
 	// answers.
 	Allow []string `json:"allow,omitempty" msgpack:"al,omitempty"`
+	// Worktree is the thread's own git worktree (its Workspace), made from
+	// Repo; removed when the thread is archived.
+	Worktree string `json:"worktree,omitempty" msgpack:"wt,omitempty"`
+	Repo     string `json:"repo,omitempty" msgpack:"rp,omitempty"`
 	// MaxTokens caps the tokens the thread may spend (0: no cap).
 	MaxTokens int `json:"maxTokens,omitempty" msgpack:"mt,omitempty"`
 	// Spent so far on model calls.
@@ -126,6 +130,9 @@ type Run struct {
 	Text    string `json:"text" msgpack:"tx"`
 	// Steers are follow-up instructions folded into this run, in order.
 	Steers []string `json:"steers,omitempty" msgpack:"sr,omitempty"`
+	// Transfer is the merge-back context transfer injected with this
+	// run's message, if any.
+	Transfer string `json:"transfer,omitempty" msgpack:"xf,omitempty"`
 	// Held keeps a queued run from starting until released.
 	Held bool `json:"held,omitempty" msgpack:"hd,omitempty"`
 	// Attempts is the number of attempts issued; the current one is the last.

@@ -76,6 +76,10 @@ func decThread(r *reader) *core.Thread {
 			v.BudgetUSD = r.float()
 		case "al":
 			v.Allow = r.strs()
+		case "wt":
+			v.Worktree = r.str()
+		case "rp":
+			v.Repo = r.str()
 		case "mt":
 			v.MaxTokens = int(r.int())
 		case "tin":
@@ -125,6 +129,8 @@ func decRun(r *reader) *core.Run {
 			v.Recoverable = r.bool()
 		case "ir":
 			v.InterruptRequested = r.bool()
+		case "xf":
+			v.Transfer = r.str()
 		case "fi":
 			v.Finishing = r.str()
 		case "ab":

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/creack/pty"
 	"github.com/nexus-tui/nexus/core"
 )
@@ -240,7 +242,9 @@ func BenchmarkKeyToFrame(b *testing.B) {
 				key = []byte{0x7f} // backspace
 			}
 			lat = append(lat, r.keyToFrame(b, key))
-			r.quiet(b, 30*time.Millisecond)
+			// A random pause, so keys land anywhere in the renderer's
+			// frame period as a person's do (a fixed pause locks onto it).
+			r.quiet(b, 30*time.Millisecond+time.Duration(rand.Int64N(int64(20*time.Millisecond))))
 		}
 	}
 	b.StopTimer()
@@ -340,4 +344,16 @@ func rssMiB(tb testing.TB) float64 {
 	}
 	tb.Skip("no VmRSS in /proc/self/status")
 	return 0
+}
+
+// BenchmarkUpdateViewKey is the model's share of a key press: Update
+// and View with 50 threads and 100,000 events, without a terminal.
+func BenchmarkUpdateViewKey(b *testing.B) {
+	hs := newHarness(&testing.T{}, benchState(b, 50, 100_000), 120, 40)
+	keys := []tea.KeyPressMsg{keyMsg("x"), keyMsg("backspace")}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		hs.m.Update(keys[i%2])
+		_ = hs.m.View()
+	}
 }

@@ -66,6 +66,7 @@ func (m *Manager) Capture(ctx context.Context, workspace, thread, scope string) 
 var errTimeBound = errors.New("checkpoint: capture time bound")
 
 func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Checkpoint, error) {
+	tt0 := time.Now()
 	w, err := m.resolve(ctx, path)
 	if err != nil {
 		return Checkpoint{}, err
@@ -90,6 +91,7 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		return Checkpoint{}, err
 	}
 	defer cleanupQ()
+	if os.Getenv("CPTRACE") != "" { println("mark prep", time.Since(tt0).String()) }
 	if !seeded {
 		// No index to copy (a fresh clone without one, a shadow
 		// repository's first capture): start from HEAD's tree.
@@ -103,6 +105,7 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		}
 	}
 	size, err := m.stage(ctx, w, index, q)
+	if os.Getenv("CPTRACE") != "" { println("mark stage", time.Since(tt0).String()) }
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -114,6 +117,7 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		_, serr = q.sync(ctx)
 	}()
 	tree, err := m.writeTree(ctx, w, index, q)
+	if os.Getenv("CPTRACE") != "" { println("mark writetree", time.Since(tt0).String()) }
 	if <-synced; err == nil {
 		err = serr
 	}
@@ -128,6 +132,7 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		return Checkpoint{}, oerr
 	}
 	cp, err := m.commit(ctx, w, q, thread, scope, tree, objs[0], objs[1])
+	if os.Getenv("CPTRACE") != "" { println("mark commit", time.Since(tt0).String()) }
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -140,6 +145,7 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		// Losing it in a crash costs only speed.
 		_ = os.Rename(index, w.index)
 	}
+	if os.Getenv("CPTRACE") != "" { println("mark end", time.Since(tt0).String()) }
 	return cp, nil
 }
 

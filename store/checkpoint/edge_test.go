@@ -139,3 +139,28 @@ func TestUntrackedNestedRepository(t *testing.T) {
 		t.Errorf("Dirty = %v, %v; a nested repository is never captured, so it does not count", dirty, err)
 	}
 }
+
+// TestSHA256Repository: checkpoints work in a SHA-256 repository (the
+// commit object is hashed with the repository's algorithm).
+func TestSHA256Repository(t *testing.T) {
+	repo := t.TempDir()
+	gitT(t, repo, "init", "-q", "--object-format=sha256")
+	writeFile(t, repo, "README", "hello\n")
+	gitT(t, repo, "add", "README")
+	gitT(t, repo, "commit", "-q", "-m", "initial")
+	m := newManager(t, Options{})
+	run1 := capture(t, m, repo, "t1", "run/1")
+	writeFile(t, repo, "a.txt", "a\n")
+	run2 := capture(t, m, repo, "t1", "run/2")
+	if len(run2.Commit) != 64 || run2.Parent != run1.Commit {
+		t.Errorf("run 2 = %+v, want a 64-digit commit chained to run 1", run2)
+	}
+	if _, err := m.Diff(context.Background(), repo, "", run2.Commit); err != nil {
+		t.Errorf("Diff from the empty tree: %v", err)
+	}
+	restore(t, m, repo, "t1", run1.Commit)
+	if exists(repo, "a.txt") {
+		t.Error("a.txt survived the restore")
+	}
+	fsckClean(t, repo)
+}
