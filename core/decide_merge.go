@@ -94,3 +94,27 @@ func conclusion(r *Run) string {
 	}
 	return ""
 }
+
+// resumeFailed records that a provider could not resume its thread by its
+// native ref: the old provider thread is marked unavailable, and the
+// replacement gets the thread's history as a full_thread_summary handoff,
+// journaled so the user sees exactly what the new session was given.
+func (t *tx) resumeFailed(r *Run, a *Attempt, o *Observation) {
+	th := t.st.Threads[r.Thread]
+	t.emit(EvRuntimeWarning, Event{Thread: r.Thread, Run: r.ID, Attempt: a.ID, Correlation: r.ID, Payload: Payload{Note: o.Text}})
+	old := ""
+	if pt := t.st.ProviderThreads[r.Thread+"/"+th.Provider]; pt != nil && pt.Available {
+		c := *pt
+		c.Available = false
+		old = c.NativeRef
+		t.emit(EvProviderThread, Event{Thread: r.Thread, Correlation: r.ID, Payload: Payload{ProviderThread: &c}})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The %s conversation %s could not be resumed; a new one starts from this history:\n", th.Provider, old)
+	for _, m := range t.st.Context(th.ID, r.Ordinal) {
+		b.WriteString(m.Role + ": " + m.Text + "\n")
+	}
+	h := Handoff{ID: th.ID + "/handoff" + itoa(len(t.st.Handoffs)+1), Thread: th.ID, From: th.Provider + ":" + old,
+		To: th.Provider, Strategy: "full_thread_summary", Text: b.String()}
+	t.emit(EvHandoffRecorded, Event{Thread: th.ID, Run: r.ID, Correlation: r.ID, Payload: Payload{Handoff: &h}})
+}

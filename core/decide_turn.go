@@ -89,6 +89,8 @@ func (t *tx) observe(o *Observation) {
 		}
 	case ObsWarning:
 		t.emit(EvRuntimeWarning, Event{Thread: r.Thread, Run: r.ID, Attempt: a.ID, Correlation: r.ID, Payload: Payload{Note: o.Text}})
+	case ObsResumeFailed:
+		t.resumeFailed(r, a, o)
 	case ObsTurnEnded:
 		t.turnEnded(r, a, o)
 	case ObsLLM:

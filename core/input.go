@@ -30,6 +30,7 @@ const (
 	ObsLLM           = "llm"            // a model call answered (Key: request hash, Text: response, Title: model, usage)
 	ObsStepStarted   = "step.started"   // a worker step is about to run (Key: idempotency key, Action, Class, Title, Hash, PreHash)
 	ObsStepDone      = "step.done"      // a worker step ended (Key, Status, Text: output, Exit, Hash)
+	ObsResumeFailed  = "resume.failed"  // the provider could not resume its thread by native ref (Text: why); it starts a replacement from the journaled history
 	ObsCheckpoint    = "checkpoint"     // a capture ended (Key: scope, Status ready|missing|error, Hash: commit, Title: ref, Error)
 	ObsRestored      = "restored"       // a restore ended (Key: operation, Status completed|failed, Text: what changed, Error)
 )

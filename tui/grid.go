@@ -189,6 +189,7 @@ func (m *Model) markGridSeen() {
 		id := rows[i].th.ID
 		m.seen[id] = m.activity[id]
 	}
+	m.threadsGen++
 }
 
 // renderGrid draws the cells of the current page.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"sort"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -111,16 +112,15 @@ func (m *Model) render() string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	screen := make([]string, h)
-	for i := range screen {
-		screen[i] = strings.Repeat(" ", w)
-	}
+	// Panes tile the screen without overlapping, so each row is its
+	// panes' lines side by side, left to right. Boxes are exactly their
+	// width already; other lines are fitted.
+	rows := make([][]segment, h)
 	put := func(r rect, lines []string) {
 		for i := 0; i < r.h && i < len(lines); i++ {
-			row := r.y + i
-			left := ansi.Cut(screen[row], 0, r.x)
-			right := ansi.Cut(screen[row], r.x+r.w, w)
-			screen[row] = fit(left, r.x) + fit(lines[i], r.w) + right
+			if row := r.y + i; row >= 0 && row < h {
+				rows[row] = append(rows[row], segment{x: r.x, w: r.w, s: lines[i]})
+			}
 		}
 	}
 	if m.lay.banner.h > 0 {
@@ -128,15 +128,44 @@ func (m *Model) render() string {
 	}
 	if m.gridShown() {
 		m.renderGrid(put)
-		put(m.lay.status, []string{m.renderStatus(w)})
-		return m.overlayDialog(screen)
+	} else {
+		put(m.lay.threads, m.renderThreads(m.lay.threads))
+		put(m.lay.todos, m.renderTodos(m.lay.todos))
+		put(m.lay.main, m.renderMain(m.lay.main))
+		put(m.lay.composer, m.renderComposer(m.lay.composer))
 	}
-	put(m.lay.threads, m.renderThreads(m.lay.threads))
-	put(m.lay.todos, m.renderTodos(m.lay.todos))
-	put(m.lay.main, m.renderMain(m.lay.main))
-	put(m.lay.composer, m.renderComposer(m.lay.composer))
 	put(m.lay.status, []string{m.renderStatus(w)})
+	screen := make([]string, h)
+	for i, segs := range rows {
+		screen[i] = joinRow(segs, w)
+	}
 	return m.overlayDialog(screen)
+}
+
+// segment is one pane's line on a screen row: exactly w cells from x.
+type segment struct {
+	x, w int
+	s    string
+}
+
+// joinRow lays a row's segments side by side, spaces between and after
+// them, into exactly w cells. Segments are trusted to be exactly their
+// width (box and fit make them so, and the tests check every screen's
+// widths): measuring them again was a third of a frame's cost.
+func joinRow(segs []segment, w int) string {
+	sort.Slice(segs, func(i, j int) bool { return segs[i].x < segs[j].x })
+	var b strings.Builder
+	pos := 0
+	for _, sg := range segs {
+		if sg.x < pos || sg.x+sg.w > w {
+			continue // overlaps what is drawn: never happens with a valid layout
+		}
+		b.WriteString(strings.Repeat(" ", sg.x-pos))
+		b.WriteString(sg.s)
+		pos = sg.x + sg.w
+	}
+	b.WriteString(strings.Repeat(" ", w-pos))
+	return b.String()
 }
 
 // overlayDialog draws the top dialog, centred, over the screen lines and
@@ -177,12 +206,14 @@ func frame(bs, ts lipgloss.Style, title, footer string, w, h int, body []string)
 	inner := w - 2
 	out := make([]string, 0, h)
 	out = append(out, edge(bs, ts, "╭", "╮", title, inner))
+	left, right := bs.Render("│")+" ", ansi.ResetStyle+" "+bs.Render("│")
+	blank := left + strings.Repeat(" ", max(0, inner-2)) + right
 	for i := 0; i < h-2; i++ {
-		s := ""
-		if i < len(body) {
-			s = body[i]
+		if i >= len(body) || body[i] == "" {
+			out = append(out, blank)
+			continue
 		}
-		out = append(out, bs.Render("│")+" "+fit(s, inner-2)+ansi.ResetStyle+" "+bs.Render("│"))
+		out = append(out, left+fit(body[i], inner-2)+right)
 	}
 	out = append(out, edge(bs, ts, "╰", "╯", footer, inner))
 	return out

@@ -56,9 +56,14 @@ type Model struct {
 	// arrived yet; it is selected when they do.
 	pendingSelect string
 	threads       threadsPane
-	conv          conversation
-	composer      composer
-	grid          gridState
+	threadsGen    int // see threadsKey
+	threadsCache  struct {
+		key   threadsKey
+		lines []string
+	}
+	conv     conversation
+	composer composer
+	grid     gridState
 
 	// prefs is the layout the person chose; prefsOut saves it (nil in
 	// tests that do not set a state dir).
@@ -312,6 +317,7 @@ func (m *Model) derive() {
 		return pending[i].ID < pending[j].ID
 	})
 	m.rows, m.pending, m.active = rows, pending, active
+	m.threadsGen++
 }
 
 // mostRecentThread is the thread last updated, or "".
@@ -335,6 +341,7 @@ func (m *Model) selectThread(id string) {
 	if id != "" {
 		m.seen[id] = m.activity[id]
 	}
+	m.threadsGen++
 	m.relayout()
 }
 

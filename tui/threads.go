@@ -123,7 +123,33 @@ func threadTitle(th *core.Thread) string {
 	return th.ID
 }
 
+// threadsKey is everything the threads pane's drawing depends on; the
+// pane is redrawn only when it changes (typing in the composer does not
+// redraw fifty thread rows).
+type threadsKey struct {
+	gen       int // bumped when rows, selection or read marks change
+	selected  string
+	focused   bool
+	filter    string
+	filtering bool
+	r         rect
+	top       int
+	minute    int64
+}
+
 func (m *Model) renderThreads(r rect) []string {
+	k := threadsKey{gen: m.threadsGen, selected: m.selected, focused: m.focus == focusThreads,
+		filter: m.threads.filter.View(), filtering: m.threads.filtering, r: r, top: m.threads.top,
+		minute: m.now().Unix() / 60}
+	if m.threadsCache.lines != nil && m.threadsCache.key == k {
+		return m.threadsCache.lines
+	}
+	lines := m.drawThreads(r)
+	m.threadsCache.key, m.threadsCache.lines = k, lines
+	return lines
+}
+
+func (m *Model) drawThreads(r rect) []string {
 	rows := m.visibleRows()
 	inner := r.w - padW
 	bodyH := r.h - 2

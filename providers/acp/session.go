@@ -212,7 +212,7 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 			s.mu.Unlock()
 			return true, nil
 		}
-		turn.Obs(core.Observation{Kind: core.ObsWarning, Text: fmt.Sprintf(
+		turn.Obs(core.Observation{Kind: core.ObsResumeFailed, Text: fmt.Sprintf(
 			"could not resume %s session %s (%v); starting a new session with the history nexus recorded", s.cfg.Name, ref, err)})
 	}
 	res, err := conn.NewSession(hctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})

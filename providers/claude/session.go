@@ -162,7 +162,7 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 		if errors.Is(err, agentproc.ErrNotFound) {
 			return false, err
 		}
-		turn.Obs(core.Observation{Kind: core.ObsWarning, Text: fmt.Sprintf(
+		turn.Obs(core.Observation{Kind: core.ObsResumeFailed, Text: fmt.Sprintf(
 			"could not resume Claude session %s (%v); starting a new session with the thread's history", ref, err)})
 	}
 	return false, s.spawn(dir, "")

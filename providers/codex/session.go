@@ -166,7 +166,7 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 			s.setThread(res.Result)
 			return true, nil
 		}
-		turn.Obs(core.Observation{Kind: core.ObsWarning, Text: fmt.Sprintf(
+		turn.Obs(core.Observation{Kind: core.ObsResumeFailed, Text: fmt.Sprintf(
 			"could not resume Codex thread %s (%v); starting a new thread with the history nexus recorded", ref, res.Error)})
 	}
 	params := map[string]any{}
