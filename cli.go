@@ -171,16 +171,18 @@ func parseArgs(fs *flag.FlagSet, args []string, minPos, maxPos int, usage string
 		if err := fs.Parse(args); err != nil {
 			return nil, usageErr("%v; usage: %s", err, usage)
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			// Parse stopped at "--", which ends the flags: the rest is
+			// positional as it is, even words that look like flags.
+			pos = append(pos, rest...)
 			break
 		}
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
+		if len(rest) == 0 {
 			break
 		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
 	if len(pos) < minPos || (maxPos >= 0 && len(pos) > maxPos) {
 		return nil, usageErr("wrong number of arguments; usage: %s", usage)

@@ -22,7 +22,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-var powerCuts = flag.Int("powerloss-cuts", 30, "power-loss test: how many times to cut the power (-short: 10)")
+var powerCuts = flag.Int("powerloss-cuts", 50, "power-loss test: how many times to cut the power (-short: 10)")
 
 // TestPowerLoss runs the crash workload with the state dir on a FUSE
 // mount that remembers every write not yet fsynced (internal/powerloss).
@@ -76,7 +76,7 @@ func TestPowerLoss(t *testing.T) {
 		// since this start, from inside that write: between bbolt's page
 		// writes and their fsync, or between the meta page and its fsync.
 		if rng.Intn(2) == 0 {
-			n, seen := int64(1+rng.Intn(40)), new(atomic.Int64)
+			n, seen := int64(1+rng.Intn(24)), new(atomic.Int64)
 			m.OnWrite(func(rel string) {
 				if rel == journal && seen.Add(1) == n {
 					h.killNow()
@@ -84,14 +84,15 @@ func TestPowerLoss(t *testing.T) {
 			})
 		}
 		if !h.start(t, dir, ws) {
-			midCommit++ // cut while recovering, before it served
+			midCommit++ // cut while it recovered, before it served
 			h.kill()
 		} else {
 			done := make(chan bool, 1)
 			go func() { done <- r.advance(ctx, h.c) }()
 			select {
-			case <-time.After(time.Duration(rng.Intn(300)) * time.Millisecond):
+			case <-time.After(time.Duration(rng.Intn(600)) * time.Millisecond):
 			case <-h.exited:
+				h.mustBeKilled(t)
 				midCommit++
 			case <-done:
 				done <- true
@@ -154,7 +155,9 @@ func mountPowerloss(t *testing.T, disk, mnt string) *powerloss.FS {
 type powerHost struct {
 	cmd    *exec.Cmd
 	pid    atomic.Int64 // process group, 0 until started
+	killed atomic.Bool  // set before the kill is sent
 	c      *api.Client  // nil until it serves
+	stderr lockedBuffer
 	exited chan struct{}
 }
 
@@ -167,6 +170,7 @@ func (h *powerHost) start(t *testing.T, dir, ws string) bool {
 	h.cmd.Dir = ws
 	h.cmd.Env = append(os.Environ(), "NEXUS_SNAPSHOT_EVERY=200")
 	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	h.cmd.Stderr = &h.stderr
 	t0 := time.Now()
 	if err := h.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -182,6 +186,7 @@ func (h *powerHost) start(t *testing.T, dir, ws string) bool {
 		}
 		select {
 		case <-h.exited:
+			h.mustBeKilled(t)
 			return false
 		default:
 		}
@@ -192,9 +197,19 @@ func (h *powerHost) start(t *testing.T, dir, ws string) bool {
 	}
 }
 
+// mustBeKilled fails the test if the host exited on its own: after a
+// power cut it must always come back.
+func (h *powerHost) mustBeKilled(t *testing.T) {
+	t.Helper()
+	if !h.killed.Load() {
+		t.Fatalf("the host exited by itself after a power cut: %v\n%s", h.cmd.ProcessState, h.stderr.String())
+	}
+}
+
 // killNow sends SIGKILL to the host's process tree without waiting; it
 // is safe on the FUSE server's goroutine, inside the host's own write.
 func (h *powerHost) killNow() {
+	h.killed.Store(true)
 	if pid := h.pid.Load(); pid > 0 {
 		syscall.Kill(-int(pid), syscall.SIGKILL)
 	}

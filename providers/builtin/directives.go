@@ -26,46 +26,63 @@ var directiveRE = regexp.MustCompile(`#(slow|plan|ask|approve|subagent|fail)(=("
 const MaxSlow = 10 * time.Minute
 
 // ParseDirectives extracts directives from a message and returns the text
-// without them.
+// without them. A directive is a word of its own, after the message's
+// whitespace is normalised: "#approved" or "#a#asksk" hold none, so
+// removing one never joins its neighbours into a new one.
 func ParseDirectives(text string) (Directives, string, error) {
 	var d Directives
 	var errs []string
-	clean := directiveRE.ReplaceAllStringFunc(text, func(m string) string {
-		sub := directiveRE.FindStringSubmatch(m)
-		name, val := sub[1], strings.Trim(sub[3], `"`)
-		switch name {
-		case "slow":
-			dur, err := time.ParseDuration(val)
-			if err != nil || dur < 0 || dur > MaxSlow {
-				errs = append(errs, fmt.Sprintf("#slow=%s is not a duration up to %s (e.g. #slow=4s)", val, MaxSlow))
-				return ""
-			}
-			d.Slow = dur
-		case "plan":
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 1 || n > 50 {
-				errs = append(errs, fmt.Sprintf("#plan=%s is not a step count from 1 to 50", val))
-				return ""
-			}
-			d.Plan = n
-		case "ask":
-			if strings.TrimSpace(val) == "" {
-				errs = append(errs, "#ask needs a question, e.g. #ask=Which colour?")
-				return ""
-			}
-			d.Ask = strings.TrimSpace(val)
-		case "approve":
-			d.Approve = true
-		case "subagent":
-			d.Subagent = true
-		case "fail":
-			d.Fail = true
+	text = strings.Join(strings.Fields(text), " ")
+	var kept strings.Builder
+	last := 0
+	for _, m := range directiveRE.FindAllStringSubmatchIndex(text, -1) {
+		if m[0] > 0 && text[m[0]-1] != ' ' || m[1] < len(text) && text[m[1]] != ' ' {
+			continue
 		}
-		return ""
-	})
-	clean = strings.Join(strings.Fields(clean), " ")
+		kept.WriteString(text[last:m[0]])
+		last = m[1]
+		name, val := text[m[2]:m[3]], ""
+		if m[6] >= 0 {
+			val = strings.Trim(text[m[6]:m[7]], `"`)
+		}
+		if msg := d.set(name, val); msg != "" {
+			errs = append(errs, msg)
+		}
+	}
+	kept.WriteString(text[last:])
+	clean := strings.Join(strings.Fields(kept.String()), " ")
 	if len(errs) > 0 {
 		return d, clean, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return d, clean, nil
+}
+
+// set applies one directive; it returns what is wrong with its value.
+func (d *Directives) set(name, val string) string {
+	switch name {
+	case "slow":
+		dur, err := time.ParseDuration(val)
+		if err != nil || dur < 0 || dur > MaxSlow {
+			return fmt.Sprintf("#slow=%s is not a duration up to %s (e.g. #slow=4s)", val, MaxSlow)
+		}
+		d.Slow = dur
+	case "plan":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 || n > 50 {
+			return fmt.Sprintf("#plan=%s is not a step count from 1 to 50", val)
+		}
+		d.Plan = n
+	case "ask":
+		if strings.TrimSpace(val) == "" {
+			return "#ask needs a question, e.g. #ask=Which colour?"
+		}
+		d.Ask = strings.TrimSpace(val)
+	case "approve":
+		d.Approve = true
+	case "subagent":
+		d.Subagent = true
+	case "fail":
+		d.Fail = true
+	}
+	return ""
 }

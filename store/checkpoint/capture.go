@@ -66,7 +66,6 @@ func (m *Manager) Capture(ctx context.Context, workspace, thread, scope string) 
 var errTimeBound = errors.New("checkpoint: capture time bound")
 
 func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Checkpoint, error) {
-	tt0 := time.Now()
 	w, err := m.resolve(ctx, path)
 	if err != nil {
 		return Checkpoint{}, err
@@ -91,7 +90,6 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		return Checkpoint{}, err
 	}
 	defer cleanupQ()
-	if os.Getenv("CPTRACE") != "" { println("mark prep", time.Since(tt0).String()) }
 	if !seeded {
 		// No index to copy (a fresh clone without one, a shadow
 		// repository's first capture): start from HEAD's tree.
@@ -105,7 +103,6 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		}
 	}
 	size, err := m.stage(ctx, w, index, q)
-	if os.Getenv("CPTRACE") != "" { println("mark stage", time.Since(tt0).String()) }
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -117,7 +114,6 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		_, serr = q.sync(ctx)
 	}()
 	tree, err := m.writeTree(ctx, w, index, q)
-	if os.Getenv("CPTRACE") != "" { println("mark writetree", time.Since(tt0).String()) }
 	if <-synced; err == nil {
 		err = serr
 	}
@@ -132,7 +128,6 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		return Checkpoint{}, oerr
 	}
 	cp, err := m.commit(ctx, w, q, thread, scope, tree, objs[0], objs[1])
-	if os.Getenv("CPTRACE") != "" { println("mark commit", time.Since(tt0).String()) }
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -145,7 +140,6 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		// Losing it in a crash costs only speed.
 		_ = os.Rename(index, w.index)
 	}
-	if os.Getenv("CPTRACE") != "" { println("mark end", time.Since(tt0).String()) }
 	return cp, nil
 }
 
@@ -204,6 +198,17 @@ func (m *Manager) commit(ctx context.Context, w *ws, q *quarantine, thread, scop
 			cp.Changed = n
 		}
 	}()
+	// update-ref starts now and waits for its commands, which come once
+	// the objects are published; stdin closed with none changes nothing.
+	cmds, tw := io.Pipe()
+	refs := w.cmd("capture", "", "update-ref", "--stdin")
+	refs.stdin = cmds
+	moved := make(chan error, 1)
+	go func() {
+		_, err := m.run(ctx, refs)
+		cmds.CloseWithError(errors.New("update-ref ended"))
+		moved <- err
+	}()
 	err = m.publish(ctx, w, q)
 	if err == nil {
 		// One transaction moves both refs; the tip only if nobody moved it.
@@ -214,9 +219,11 @@ func (m *Manager) commit(ctx context.Context, w *ws, q *quarantine, thread, scop
 		} else {
 			fmt.Fprintf(&tx, "update %s %s %s\n", tipName(thread), cp.Commit, tip.id)
 		}
-		c := w.cmd("capture", "", "update-ref", "--stdin")
-		c.stdin = strings.NewReader(tx.String())
-		_, err = m.run(ctx, c)
+		_, err = io.WriteString(tw, tx.String())
+	}
+	tw.Close()
+	if rerr := <-moved; err == nil {
+		err = rerr
 	}
 	<-counted
 	if err == nil {
@@ -237,12 +244,14 @@ func commitMessage(thread, scope, parent, base string) string {
 }
 
 // stage makes the temporary index match the workspace's files under its
-// prefix, like `git add -A`, but with the bounds checked before anything
-// is hashed into the repository. Two listings run side by side:
-// diff-files (changed and deleted tracked files; it stats the index in
-// parallel) and ls-files -o (untracked files, ignored ones left out).
-// Then update-index hashes exactly those paths. It returns the bytes of
-// content staged.
+// prefix, like `git add -A`, with the bounds checked before anything is
+// hashed. Two listings run side by side: diff-files (changed and deleted
+// tracked files; it stats the index in parallel) and ls-files -o
+// (untracked files, ignored ones left out). update-index starts with
+// them, loading the index meanwhile, and hashes each path as it comes:
+// changed ones first (a tracked file that became a directory must leave
+// the index before the files inside it come in), untracked ones after.
+// It returns the bytes of content staged.
 func (m *Manager) stage(ctx context.Context, w *ws, index string, q *quarantine) (int64, error) {
 	have, err := indexEntries(index)
 	if err != nil {
@@ -253,6 +262,16 @@ func (m *Manager) stage(ctx context.Context, w *ws, index string, q *quarantine)
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	paths, pw := io.Pipe()
+	upd := quarantined(w.cmd("capture", index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin"), w, q)
+	upd.stdin = paths
+	updated := make(chan error, 1)
+	go func() {
+		_, err := m.run(sctx, upd)
+		paths.CloseWithError(errors.New("update-index ended")) // unblock a writer
+		updated <- err
+	}()
+
 	var size atomic.Int64
 	count := func(p string) error {
 		if st, err := os.Lstat(filepath.Join(w.Path, p)); err == nil && !st.IsDir() {
@@ -262,63 +281,56 @@ func (m *Manager) stage(ctx context.Context, w *ws, index string, q *quarantine)
 		}
 		return nil
 	}
-	// Changed paths go first: a tracked file that became a directory must
-	// leave the index before the files inside it come in.
-	var changed, untracked bytes.Buffer
-	var cerr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		cerr = m.scan(sctx, w.cmd("capture", index, "diff-files", "-z", "--name-only", "--relative", "--ignore-submodules=dirty"),
-			func(rec []byte) error {
-				changed.Write(rec)
-				changed.WriteByte(0)
-				return count(string(rec))
-			})
-		if cerr != nil {
-			cancel()
-		}
-	}()
-	args := []string{"ls-files", "-z", "-o", "--exclude-standard"}
+	args := []string{"ls-files", "-z", "-t", "-m", "-o", "--exclude-standard"}
 	if w.exclude != "" {
 		args = append(args, "-x", w.exclude)
 	}
+	var untracked bytes.Buffer
 	var files int64
-	uerr := m.scan(sctx, w.cmd("capture", index, args...), func(rec []byte) error {
-		p := string(rec)
-		if strings.HasSuffix(p, "/") {
-			// An untracked nested repository: left out (see doc.go).
+	lerr := m.scan(sctx, w.cmd("capture", index, args...), func(rec []byte) error {
+		if len(rec) < 3 || rec[1] != ' ' {
 			return nil
+		}
+		tag, p := rec[0], string(rec[2:])
+		if tag != '?' {
+			if err := count(p); err != nil {
+				return err
+			}
+			_, err := pw.Write(append(append(make([]byte, 0, len(p)+1), p...), 0))
+			return err
+		}
+		if strings.HasSuffix(p, "/") {
+			return nil // an untracked nested repository: left out (see doc.go)
 		}
 		if files++; have+files > m.opts.MaxFiles {
 			return &BoundError{Workspace: w.Path, Kind: BoundFiles, Limit: m.opts.MaxFiles, Seen: have + files, Path: p}
 		}
-		untracked.Write(rec)
+		untracked.WriteString(p)
 		untracked.WriteByte(0)
 		return count(p)
 	})
-	if uerr != nil {
+	if lerr != nil {
 		cancel()
 	}
-	<-done
+	var werr error
+	if lerr == nil {
+		_, werr = pw.Write(untracked.Bytes())
+	}
+	pw.Close() // update-index writes the index and exits
+	perr := <-updated
 	var be *BoundError
 	switch {
-	case errors.As(uerr, &be) || errors.As(cerr, &be):
+	case errors.As(lerr, &be):
 		return 0, be
 	case ctx.Err() != nil:
 		return 0, ctx.Err()
-	case uerr != nil:
-		return 0, uerr
-	case cerr != nil:
-		return 0, cerr
 	}
-	if changed.Len()+untracked.Len() == 0 {
-		return 0, nil
+	for _, err := range []error{perr, lerr, werr} {
+		if err != nil {
+			return 0, err
+		}
 	}
-	c := quarantined(w.cmd("capture", index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin"), w, q)
-	c.stdin = io.MultiReader(&changed, &untracked)
-	_, err = m.run(ctx, c)
-	return size.Load(), err
+	return size.Load(), nil
 }
 
 // writeTree writes the temporary index as a tree. An index copied from a

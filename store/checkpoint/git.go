@@ -208,12 +208,6 @@ func (m *Manager) scan(ctx context.Context, c cmd, fn func(rec []byte) error) er
 // may run filters or hooks as children) and reaped.
 func (m *Manager) exec(ctx context.Context, c cmd, read func(io.Reader) error) error {
 	args := append(append([]string(nil), gitConfig...), c.args...)
-	ts := time.Now()
-	defer func() {
-		if os.Getenv("CPTRACE") != "" {
-			println("proc", firstWord(c.args), time.Since(ts).String())
-		}
-	}()
 	x := exec.CommandContext(ctx, m.opts.Git, args...)
 	x.Dir = c.dir
 	x.Env = append(append([]string(nil), baseEnv()...), c.env...)
@@ -233,12 +227,6 @@ func (m *Manager) exec(ctx context.Context, c cmd, read func(io.Reader) error) e
 		}
 		return err
 	}
-	t0 := time.Now()
-	defer func() {
-		if os.Getenv("CPTRACE") != "" {
-			println("git", firstWord(c.args), time.Since(t0).String())
-		}
-	}()
 	rerr := read(stdout)
 	if rerr != nil {
 		// Stop git: it may be blocked writing output nobody reads.

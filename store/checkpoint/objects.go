@@ -140,7 +140,7 @@ func (m *Manager) publish(ctx context.Context, w *ws, q *quarantine) error {
 	for d := range changed {
 		dirs = append(dirs, d)
 	}
-	if err := parallel(ctx, dirs[:0], syncDir); err != nil {
+	if err := parallel(ctx, dirs, syncDir); err != nil {
 		return fmt.Errorf("checkpoint: cannot sync %s: %w; check the disk", w.objects, err)
 	}
 	return nil
