@@ -2,7 +2,7 @@
 // TUI draws with.
 //
 // A Theme is a small palette of named tokens (text, muted, accent, the
-// status colours, the banner); NewStyles builds every style the TUI uses
+// status colours, the banner, added and removed diff lines); NewStyles builds every style the TUI uses
 // from those tokens, so no other package picks a colour. Four themes ship:
 //
 //   - dark (the default): for dark terminal backgrounds
@@ -19,6 +19,9 @@
 //   - Colours are 24-bit hex; Bubble Tea downsamples them to what the
 //     terminal supports (256, 16 colours or none), so the themes need no
 //     per-profile variants.
+//   - Diff lines in tool output: added and removed lines have their own
+//     tokens; file and hunk headers use the accent. Without colour, removed
+//     lines are faint and the +/- prefix carries the rest.
 //   - Selection and focus never rely on colour alone: the selected row is
 //     also reversed or bold, the focused pane's title is bold, so the none
 //     theme loses no information.

@@ -75,8 +75,18 @@ func (c *composer) blur()         { c.ta.Blur() }
 func (c *composer) value() string { return c.ta.Value() }
 func (c *composer) empty() bool   { return c.ta.Value() == "" }
 
-// lines is how many rows the input wants: one per line of text.
-func (c *composer) lines() int { return max(1, c.ta.LineCount()) }
+// lines is how many rows the input wants at width w: its lines of text,
+// long ones counted as wrapped. It stops counting at limit.
+func (c *composer) lines(w, limit int) int {
+	n := 0
+	for _, l := range strings.Split(c.ta.Value(), "\n") {
+		n += max(1, (ansi.StringWidth(l)+w-1)/max(1, w))
+		if n >= limit {
+			return limit
+		}
+	}
+	return max(1, n)
+}
 
 func (c *composer) setSize(w, h int) {
 	c.ta.SetWidth(max(1, w))
@@ -166,6 +176,9 @@ func (m *Model) renderComposer(r rect) []string {
 		footer = ""
 	}
 	body := strings.Split(m.composer.ta.View(), "\n")
+	if n := r.h - 2; len(body) > n {
+		body = body[:max(0, n)]
+	}
 	out := m.box(title, footer, m.focus == focusComposer, r.w, r.h, body)
 	if len(out) > 0 {
 		// The mode is the point of the title: keep it visible and styled.

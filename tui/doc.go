@@ -29,11 +29,21 @@
 //     and a private core.State to which it applies journaled events with
 //     State.Apply. A gap makes it ask the bridge for a fresh snapshot.
 //   - Panes are plain render functions over the model: threads.go,
-//     conversation.go and run_view.go (the transcript), todos.go,
-//     composer.go, status.go (banner and status line).
+//     conversation.go, run_view.go and node_view.go (the transcript: a
+//     tree of runs and nodes with a fold cursor, cursor.go), todos.go,
+//     composer.go, status.go (banner, spinner and status line), grid.go
+//     (the multi-agent grid). Every pane returns lines of exactly its
+//     width, and render lays them side by side row by row.
+//   - dialog_forms.go (approval, question, new thread) and dialog_pick.go
+//     (fork, switch provider) are the dialogs; dialogs.go has the stack,
+//     help and quit.
+//   - prefs.go keeps the pane proportions the person chose in
+//     STATE_DIR/tui.json (read by Run before the program starts, written
+//     by a Cmd, atomically, newest wins).
 //   - submit.go turns intents into tea.Cmds that capture the backend and the
 //     command by value. Update and View never block and never do I/O; even
-//     the new thread's workspace is checked inside the Cmd.
+//     the new thread's workspace is checked inside the Cmd. Every timer
+//     (flash, spinner, ages) goes through Model.after so tests see them.
 //
 // Goroutines: the Bubble Tea event loop owns the Model; the bridge owns the
 // subscription and talks to the loop only through program.Send; submit
@@ -48,6 +58,12 @@
 //	ctrl+c        quit (asks first while runs are active)
 //	ctrl+n        new thread dialog (provider profile, title, workspace)
 //	ctrl+o        open the oldest approval or question waiting for you
+//	ctrl+y        resume the selected thread's run a host restart interrupted
+//	ctrl+t        fork the selected thread at a completed run (dialog)
+//	ctrl+p        switch the selected thread's provider (dialog)
+//	ctrl+g        grid view of 2, 4, 6 or 9 threads; again cycles the size
+//	ctrl+left/right  narrow/widen the left column (kept in tui.json)
+//	ctrl+up/down  grow/shrink the todos pane (kept in tui.json)
 //	tab/shift+tab move focus: threads -> transcript -> composer
 //	pgup/pgdown   scroll the transcript (the mouse wheel too)
 //	alt+up/down   previous/next thread from any pane
@@ -58,14 +74,22 @@
 //	ctrl+r, alt+r send and restart the active run with it
 //	alt+enter, ctrl+j, shift+enter   new line in the composer
 //	up/down       composer history (when the input is empty)
-//	esc           leave the composer; close a dialog
+//	esc           leave the composer; close a dialog; from a thread zoomed
+//	              out of the grid, back to the grid
 //	j/k, g/G, /, q, ?   lists and transcript when not typing
+//	up/down, enter/space   transcript: move the cursor between runs and
+//	              steps, open or close the one under it; i writes
+//	arrows, enter, esc     grid: move, zoom into the thread, leave
 //	y / a / n     allow once / allow always / deny in an approval dialog
 //
 // ctrl+q and ctrl+r were picked because a raw-mode tty delivers them (flow
 // control is off) and tmux passes them; alt+q and alt+r are there for
 // terminals that still grab ctrl+q. ctrl+j is the one newline key every
-// terminal sends distinctly from enter; alt+enter works in most.
+// terminal sends distinctly from enter; alt+enter works in most. ctrl+y,
+// ctrl+g and ctrl+p are free in the composer (its select-all and
+// previous-line aliases are off); ctrl+t takes the composer's rarely used
+// transpose, and ctrl+left/right its word moves (alt+left/right still
+// move by words).
 //
 // # Decisions where the issue was silent
 //
@@ -94,13 +118,50 @@
 //     composer and shows the reason in the status line.
 //   - Agent and tool text is stripped of escape sequences and control
 //     characters before it is drawn.
-//   - The cursor does not blink, and there is no spinner: an idle screen
-//     writes nothing to the terminal.
+//   - The cursor does not blink. A spinner turns in the status line only
+//     while runs are active (10 frames a second, one cell each); thread
+//     ages are redrawn once a minute. Otherwise an idle screen writes
+//     nothing to the terminal.
+//   - The renderer runs at 120 frames a second (Run, frameRate): at
+//     Bubble Tea's default 60 a key waits up to 16.7 ms for its frame,
+//     more than the 16 ms p99 issue 4 asks. The renderer only writes when
+//     the view changed; the price is its ticker's wakeups when idle
+//     (measured in BENCHMARKS.md).
 //   - The mouse is captured (cell motion) so the wheel scrolls the pane
 //     under it and a click focuses a pane or selects a thread; most
 //     terminals still select text with shift held.
 //   - The todos pane shows the active run's list, else the latest run's
 //     that has one; its title names the run.
-//   - Resume of crash-interrupted runs is not bound to a key yet: the
-//     transcript says `nexus resume` continues them.
+//   - A run a host restart interrupted says so in the transcript with the
+//     resume key (ctrl+y, run.resume for the selected thread); its thread
+//     shows "⏸ interrupted" until then.
+//   - Thread badges, most urgent first: "◆ waiting for you" (an
+//     approval), "✎ needs input" (a question), running, interrupted,
+//     failed, done, new. The age on a thread's first row is the time since
+//     it last changed.
+//   - The transcript shows each run's wall time and the tokens and cost of
+//     its model calls; each step its duration, exit code and cost. A tool
+//     step's title carries its arguments (action and target); opened, the
+//     whole title wraps and a model call lists every argument of the tools
+//     it called. Lines of tool output that start with + or - (and diff
+//     headers) take the theme's diff styles; the reply's prose does not,
+//     since "- " there is a list.
+//   - Folding: runs start open; tool output shows maxToolLines lines. Enter
+//     on a step whose output was cut shows all of it; after that enter
+//     closes and opens it. A closed run keeps its rule and the person's
+//     text; a closed step its first line with how much is hidden. Fold
+//     state is kept per run and node id for the session.
+//   - The grid opens sized to fit the threads (at most 9 a page; the page
+//     follows the cursor). Each cell shows the thread's badge, its pending
+//     requests with their ids, and as much of the end of its transcript as
+//     fits, rendered from its newest runs only. The cursor's thread is the
+//     selected one, so ctrl+o, ctrl+x and ctrl+y act on it. Threads in view
+//     in the grid count as read.
+//   - Pane proportions are percentages (left column of the width, todos of
+//     the body), bounded so that every pane keeps a usable size; a broken
+//     tui.json is reported in the status line and the default layout used.
+//   - Fork lists the thread's completed runs, newest first (the only stable
+//     points); the new thread is selected when its events arrive. Switch
+//     provider lists the profiles with the current one marked; the kernel
+//     refuses it during a run and the status line says why.
 package tui

@@ -2,36 +2,60 @@ package tui
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nexus-tui/nexus/core"
 )
 
 var update = flag.Bool("update", false, "rewrite tui/testdata/*.golden from the current screens")
 
-// TestGoldenScreens renders fixed states with the none theme at fixed
-// sizes and compares the plain text with tui/testdata/*.golden. Run
+// TestGoldenScreens renders every pane, dialog and view from fixed states
+// with the none theme at 80x24 and 120x40, and compares the plain text
+// with tui/testdata/*.golden. Run
 // `go test ./tui -run Golden -update` after an intended change and
 // review the diff.
 func TestGoldenScreens(t *testing.T) {
-	cases := []struct {
-		name string
-		w, h int
-		keys []string
-	}{
-		{"main_80x24", 80, 24, nil},
-		{"main_120x40", 120, 40, nil},
-		{"approval_80x24", 80, 24, []string{"ctrl+o"}},
-		{"approval_120x40", 120, 40, []string{"ctrl+o"}},
-		{"newthread_120x40", 120, 40, []string{"ctrl+n"}},
-		{"help_120x40", 120, 40, []string{"f1"}},
-		{"quit_80x24", 80, 24, []string{"ctrl+c"}},
-		{"threads_focus_120x40", 120, 40, []string{"esc", "down"}},
+	type screen struct {
+		name  string
+		state func(*testing.T) *core.State
+		keys  []string
+	}
+	demo := demoState
+	screens := []screen{
+		{"main", demo, nil},
+		{"threads_focus", demo, []string{"esc", "down"}},
+		{"transcript_focus", demo, []string{"shift+tab", "up", "up"}},
+		{"composer_typing", demo, []string{"h", "i", "ctrl+j", "t", "w", "o"}},
+		{"approval", demo, []string{"ctrl+o"}},
+		{"question", questionState, []string{"ctrl+o", "b", "l", "u", "e"}},
+		{"newthread", demo, []string{"ctrl+n"}},
+		{"help", demo, []string{"f1"}},
+		{"quit", demo, []string{"ctrl+c"}},
+		{"fork", demo, []string{"ctrl+t"}},
+		{"switch", demo, []string{"alt+down", "ctrl+p"}},
+		{"grid", func(t *testing.T) *core.State { st, _ := fourThreads(t); return st }, []string{"ctrl+g"}},
+		{"graph", graphState, []string{"shift+tab", "up", "up", "enter"}},
+		{"empty", func(*testing.T) *core.State { return core.NewState() }, nil},
+	}
+	type golden struct {
+		name  string
+		w, h  int
+		state func(*testing.T) *core.State
+		keys  []string
+	}
+	var cases []golden
+	for _, sc := range screens {
+		for _, sz := range [][2]int{{80, 24}, {120, 40}} {
+			cases = append(cases, golden{fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), sz[0], sz[1], sc.state, sc.keys})
+		}
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			hs := newHarness(t, demoState(t), tc.w, tc.h)
+			hs := newHarness(t, tc.state(t), tc.w, tc.h)
 			hs.m.opts.Workspace = "/work/demo" // not the temp dir: screens must not vary
 			hs.press(tc.keys...)
 			hs.checkScreen(tc.w, tc.h)
@@ -53,6 +77,16 @@ func TestGoldenScreens(t *testing.T) {
 			}
 		})
 	}
+}
+
+// questionState is one thread waiting on a question.
+func questionState(t *testing.T) *core.State {
+	j := newJournal(t)
+	j.thread("t1", "colours", core.ThreadWaiting, 1, sec)
+	r := j.run("t1", 1, core.RunWaiting, "pick #ask=Which colour?", 2*sec, 0)
+	n := j.node(r, 2, core.NodeUserInput, "", "Which colour?", "")
+	j.request(r, n, "R1", core.RequestUserInput, "Which colour do you want the button in?")
+	return j.st
 }
 
 func TestGoldenFilesHaveNoTrailingJunk(t *testing.T) {

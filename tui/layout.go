@@ -64,7 +64,8 @@ func (m *Model) relayout() {
 		m.lay = l
 		return
 	}
-	inputLines := clamp(m.composer.lines(), 1, max(1, min(6, h/4)))
+	maxInput := max(1, min(6, h/4))
+	inputLines := clamp(m.composer.lines(w-padW-1, maxInput), 1, maxInput)
 	l.composer = rect{0, h - 1 - (inputLines + 2), w, inputLines + 2}
 	bodyH := l.composer.y - y
 	leftW := clamp(w*3/10, 22, 40)
@@ -79,7 +80,10 @@ func (m *Model) relayout() {
 	l.todos = rect{0, y + bodyH - todoH, leftW, todoH}
 	l.main = rect{leftW, y, w - leftW, bodyH}
 	m.lay = l
-	m.composer.setSize(w-padW, inputLines)
+	// The input is always as tall as it may grow and the pane shows its
+	// first inputLines lines: growing a textarea after a newline keeps it
+	// scrolled one line down, hiding the first line.
+	m.composer.setSize(w-padW, maxInput)
 	m.threads.width = leftW - 2
 	m.threads.filter.SetWidth(max(1, leftW-padW-3))
 }

@@ -70,3 +70,17 @@ func TestBrokenLayoutFileIsReportedAndIgnored(t *testing.T) {
 		t.Errorf("missing file: %+v, %v; want the default layout", p, err)
 	}
 }
+
+func TestComposerGrowsWithWrappedText(t *testing.T) {
+	hs := newHarness(t, demoState(t), 80, 24)
+	for i := range 30 {
+		hs.typeText("word" + itoa(i) + " ")
+	}
+	scr := hs.screen()
+	for _, want := range []string{"word0 ", "word29"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("a wrapped message does not show %q:\n%s", want, scr)
+		}
+	}
+	hs.checkScreen(80, 24)
+}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -57,27 +58,27 @@ func BenchmarkCapture(b *testing.B) {
 	m := New(b.TempDir(), Options{})
 	ctx := context.Background()
 	tmp := b.TempDir()
-	var ours, base []time.Duration
+	var ours, base meter
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		editFiles(b, repo, 10, 2*i)
 		idx := filepath.Join(tmp, fmt.Sprintf("index-%d", i))
-		start := time.Now()
+		stop := base.start()
 		if _, err := seedIndex(filepath.Join(repo, ".git", "index"), idx); err != nil {
 			b.Fatal(err)
 		}
 		env := []string{"GIT_INDEX_FILE=" + idx}
 		timeGit(b, repo, env, "add", "-A")
 		timeGit(b, repo, env, "write-tree")
-		base = append(base, time.Since(start))
+		stop()
 
 		editFiles(b, repo, 10, 2*i+1)
-		start = time.Now()
+		stop = ours.start()
 		cp, err := m.Capture(ctx, repo, "bench", "run/"+fmt.Sprint(i))
+		stop()
 		if err != nil {
 			b.Fatal(err)
 		}
-		ours = append(ours, time.Since(start))
 		if cp.Changed != 10 {
 			b.Fatalf("Changed = %d, want 10", cp.Changed)
 		}
@@ -102,26 +103,26 @@ func BenchmarkRestore(b *testing.B) {
 		b.Fatal(err)
 	}
 	tmp := b.TempDir()
-	var ours, base []time.Duration
+	var ours, base meter
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		// Baseline: undo run 2 the plain way, then put run 2 back unmeasured.
 		idx := filepath.Join(tmp, fmt.Sprintf("index-%d", i))
 		env := []string{"GIT_INDEX_FILE=" + idx}
-		start := time.Now()
+		stop := base.start()
 		timeGit(b, repo, env, "read-tree", before.Commit)
 		timeGit(b, repo, env, "checkout-index", "-a", "-f")
-		base = append(base, time.Since(start))
+		stop()
 		if _, err := m.Restore(ctx, repo, "", after.Commit); err != nil {
 			b.Fatal(err)
 		}
 
-		start = time.Now()
+		stop = ours.start()
 		r, err := m.Restore(ctx, repo, "bench", before.Commit)
+		stop()
 		if err != nil {
 			b.Fatal(err)
 		}
-		ours = append(ours, time.Since(start))
 		if len(r.Written) != 100 {
 			b.Fatalf("restored %d files, want 100", len(r.Written))
 		}
@@ -132,28 +133,43 @@ func BenchmarkRestore(b *testing.B) {
 	report(b, ours, base)
 }
 
-// report gives the mean and median of both series and the ratio of the
-// medians: the machine is shared, and a median shrugs off the iterations
-// another process stole.
-func report(b *testing.B, ours, base []time.Duration) {
+// meter records the wall time and the CPU time (ours and our
+// children's: git) of each measured operation.
+type meter struct{ wall, cpu []time.Duration }
+
+func (m *meter) start() (stop func()) {
+	w, c := time.Now(), cpuTime()
+	return func() {
+		m.wall = append(m.wall, time.Since(w))
+		m.cpu = append(m.cpu, cpuTime()-c)
+	}
+}
+
+func cpuTime() time.Duration {
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	}
+	return total
+}
+
+// report gives medians of both sides and their ratios: the machine is
+// shared, and a median shrugs off the iterations another process stole.
+// The CPU ratio says how much more work nexus does, whatever the load.
+func report(b *testing.B, ours, base meter) {
 	b.StopTimer()
-	mo, mb := median(ours), median(base)
-	b.ReportMetric(ms(mean(ours)), "ms-nexus-mean")
-	b.ReportMetric(ms(mean(base)), "ms-baseline-mean")
-	b.ReportMetric(ms(mo), "ms-nexus-median")
-	b.ReportMetric(ms(mb), "ms-baseline-median")
-	b.ReportMetric(float64(mo)/float64(mb), "x-baseline")
+	b.ReportMetric(ms(median(ours.wall)), "ms-nexus")
+	b.ReportMetric(ms(median(base.wall)), "ms-baseline")
+	b.ReportMetric(float64(median(ours.wall))/float64(median(base.wall)), "x-baseline")
+	b.ReportMetric(ms(median(ours.cpu)), "cpu-ms-nexus")
+	b.ReportMetric(ms(median(base.cpu)), "cpu-ms-baseline")
+	b.ReportMetric(float64(median(ours.cpu))/float64(median(base.cpu)), "cpu-x-baseline")
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func mean(ds []time.Duration) time.Duration {
-	var sum time.Duration
-	for _, d := range ds {
-		sum += d
-	}
-	return sum / time.Duration(len(ds))
-}
 
 func median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)

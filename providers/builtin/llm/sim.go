@@ -144,7 +144,9 @@ func splitClauses(s string) []string {
 			flush()
 			continue
 		}
-		rest := strings.ToLower(string(rs[i:]))
+		// Only the next few runes can start a separator: looking at the
+		// whole rest would make splitting quadratic in the message size.
+		rest := strings.ToLower(string(rs[i:min(i+len(" and then "), len(rs))]))
 		if r == ' ' {
 			if w, ok := leadingWord(rest, " and then ", " and ", " then "); ok {
 				flush()

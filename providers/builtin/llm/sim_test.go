@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSplitClauses(t *testing.T) {
@@ -97,5 +98,18 @@ func TestSimIsDeterministic(t *testing.T) {
 	b, _ := Sim{}.Complete(context.Background(), req, nil)
 	if a.Encode() != b.Encode() {
 		t.Fatalf("same request, different responses:\n%s\n%s", a.Encode(), b.Encode())
+	}
+}
+
+// TestSimLargeMessage: a message at the size limit is planned at once,
+// not in time quadratic in its length.
+func TestSimLargeMessage(t *testing.T) {
+	big := strings.Repeat("word and ", 256<<10/9)
+	start := time.Now()
+	if _, err := (Sim{}).Complete(context.Background(), Request{Messages: []Message{{Role: "user", Text: big}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("planning a 256 KiB message took %v", d)
 	}
 }
