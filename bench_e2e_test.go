@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,10 +62,11 @@ func BenchmarkCommandOutputLatency(b *testing.B) {
 	dir := filepath.Join(root, "state")
 	serve := exec.Command(nexusBin, "--state-dir", dir, "serve")
 	serve.Dir = root
+	serve.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := serve.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { serve.Process.Kill(); serve.Wait() }()
+	defer func() { syscall.Kill(-serve.Process.Pid, syscall.SIGKILL); serve.Wait() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var c *api.Client

@@ -260,3 +260,53 @@ func TestTUIGridFourThreads(t *testing.T) {
 	tt.waitFor("Message → beta")
 	tt.quitIdle()
 }
+
+// TestTUIForkAndLayoutKept forks a thread from the fork dialog (the new
+// thread is selected), widens the left column, and finds it as wide
+// after a restart.
+func TestTUIForkAndLayoutKept(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.must("thread", "new", "--title", "origin")
+	tt := e.startTUI(t)
+	tt.waitFor("auto: start a run")
+	tt.text("hello")
+	tt.keys("Enter")
+	tt.waitFor("✓ done")
+	tt.keys("C-t")
+	tt.waitForAll("Fork origin", "run 1: hello")
+	tt.keys("Enter")
+	tt.waitForAll("Threads (2)", "Message → fork of origin", "forked at run 1")
+
+	leftEdge := func(scr string) int {
+		for _, l := range strings.Split(scr, "\n") {
+			if strings.HasPrefix(l, "╭─ Threads") {
+				for c := 1; c < 120; c++ {
+					if cellAt(l, c) == '╮' {
+						return c
+					}
+				}
+			}
+		}
+		return -1
+	}
+	before := leftEdge(tt.screen())
+	tt.keys("C-Right", "C-Right", "C-Right")
+	var wider int
+	eventually(t, "the left column to widen", func() bool {
+		wider = leftEdge(tt.screen())
+		return wider > before+5
+	})
+	tt.waitLayout(120, 40)
+	tt.quitIdle()
+
+	tt2 := e.startTUI(t)
+	tt2.waitFor("Threads (2)")
+	if got := leftEdge(tt2.screen()); got != wider {
+		t.Errorf("after a restart the left column ends at %d, want %d as it was left", got, wider)
+	}
+	if _, err := os.Stat(e.dir + "/tui.json"); err != nil {
+		t.Errorf("no layout file in the state dir: %v", err)
+	}
+	tt2.quitIdle()
+}

@@ -62,7 +62,7 @@ func (s *stubBackend) submitted() []core.Command {
 // harness drives a Model through Update like the program would, without
 // a terminal.
 type harness struct {
-	t  *testing.T
+	t  testing.TB
 	m  *Model
 	b  *stubBackend
 	ws string
@@ -72,7 +72,7 @@ type harness struct {
 	timers []tea.Msg
 }
 
-func newHarness(t *testing.T, st *core.State, w, h int) *harness {
+func newHarness(t testing.TB, st *core.State, w, h int) *harness {
 	t.Helper()
 	b := newStub()
 	ws := t.TempDir()

@@ -155,7 +155,7 @@ func (m *Model) mainKey(k tea.KeyPressMsg) tea.Cmd {
 		m.moveCursor(-1)
 	case key.Matches(k, m.keys.Down):
 		m.moveCursor(1)
-	case key.Matches(k, m.keys.Toggle):
+	case key.Matches(k, m.keys.Toggle) && m.conv.cursor != "":
 		m.toggleFold()
 	case key.Matches(k, m.keys.Top):
 		m.scrollToTop()

@@ -26,7 +26,8 @@ type Checkpoint struct {
 	Parent, Base string
 	Files        int64 // entries in the snapshot (the whole repository's tree)
 	// Changed counts files under the workspace that differ from Parent,
-	// or from Base when there is no Parent, or all of them when neither.
+	// or from Base when there is no Parent, or all of them when neither;
+	// -1 if counting failed (the checkpoint is complete regardless).
 	Changed int
 	Bytes   int64 // size of the changed and new files hashed for this capture
 }
@@ -132,7 +133,7 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 		return Checkpoint{}, err
 	}
 	cp.Files, cp.Bytes = files, size
-	if cp.Changed < 0 {
+	if cp.Changed == noBase {
 		cp.Changed = int(files) // nothing to compare with: all of it is new
 	}
 	if w.Shadow {
@@ -150,9 +151,14 @@ func baseOf(w *ws, head object) string {
 	return ""
 }
 
+// noBase marks Checkpoint.Changed while commit has neither a parent nor
+// a base to count changes against.
+const noBase = -2
+
 // commit writes the checkpoint commit for tree, publishes the
 // quarantined objects and moves the scope ref and the tip in one
-// transaction. Changed is -1 when there is neither a parent nor a base.
+// transaction. Changed is noBase when there is neither a parent nor a
+// base, and -1 when counting failed: the checkpoint exists regardless.
 func (m *Manager) commit(ctx context.Context, w *ws, q *quarantine, thread, scope, tree string, head, tip object) (Checkpoint, error) {
 	base := baseOf(w, head)
 	// The parent is the thread's tip, unless the tip is this very scope
@@ -175,14 +181,13 @@ func (m *Manager) commit(ctx context.Context, w *ws, q *quarantine, thread, scop
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	cp := Checkpoint{Ref: RefName(thread, scope), Commit: commit, Tree: tree, Parent: parent, Base: base, Changed: -1}
+	cp := Checkpoint{Ref: RefName(thread, scope), Commit: commit, Tree: tree, Parent: parent, Base: base, Changed: noBase}
 
 	// Count the changes while the objects are published and refs move.
 	against := parent
 	if against == "" {
 		against = base
 	}
-	var derr error
 	counted := make(chan struct{})
 	go func() {
 		defer close(counted)
@@ -194,7 +199,9 @@ func (m *Manager) commit(ctx context.Context, w *ws, q *quarantine, thread, scop
 			n := 0
 			c := w.cmd("capture", "", "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--relative", against, tree)
 			c.env = append(c.env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+quoteAlternate(q.dir))
-			derr = m.scan(ctx, c, func([]byte) error { n++; return nil })
+			if err := m.scan(ctx, c, func([]byte) error { n++; return nil }); err != nil {
+				n = -1
+			}
 			cp.Changed = n
 		}
 	}()
@@ -226,9 +233,6 @@ func (m *Manager) commit(ctx context.Context, w *ws, q *quarantine, thread, scop
 		err = rerr
 	}
 	<-counted
-	if err == nil {
-		err = derr
-	}
 	return cp, err
 }
 
@@ -245,12 +249,11 @@ func commitMessage(thread, scope, parent, base string) string {
 
 // stage makes the temporary index match the workspace's files under its
 // prefix, like `git add -A`, with the bounds checked before anything is
-// hashed. Two listings run side by side: diff-files (changed and deleted
-// tracked files; it stats the index in parallel) and ls-files -o
-// (untracked files, ignored ones left out). update-index starts with
-// them, loading the index meanwhile, and hashes each path as it comes:
-// changed ones first (a tracked file that became a directory must leave
-// the index before the files inside it come in), untracked ones after.
+// hashed. One `ls-files -t -m -o` lists changed, deleted and untracked
+// files (ignored ones left out). update-index starts alongside, loading
+// the index meanwhile, and hashes each path as it arrives: changed ones
+// at once, untracked ones after the listing (a tracked file that became
+// a directory must leave the index before the files inside it come in).
 // It returns the bytes of content staged.
 func (m *Manager) stage(ctx context.Context, w *ws, index string, q *quarantine) (int64, error) {
 	have, err := indexEntries(index)

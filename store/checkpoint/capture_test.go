@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -432,6 +433,9 @@ func TestNoGarbage(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(stateDir, "checkpoints", "tmp")); len(ents) != 0 {
 		t.Errorf("temporary indexes left: %v", ents)
+	}
+	if st, err := os.Stat(filepath.Join(repo, ".git", "index")); err != nil || st.Sys().(*syscall.Stat_t).Nlink != 1 {
+		t.Errorf("the user's index is still linked from a temporary index (%v)", err)
 	}
 	obj := filepath.Join(repo, ".git", "objects", cp.Commit[:2], cp.Commit[2:])
 	if _, err := os.Stat(obj); err != nil {

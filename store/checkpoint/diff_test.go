@@ -78,3 +78,31 @@ func TestDiffTruncated(t *testing.T) {
 		t.Errorf("truncated %v, patch %d bytes, added %d; want true, <= 200, 1000", d.Truncated, len(d.Patch), d.Files[0].Added)
 	}
 }
+
+// TestRefsAndDelete: refs list per thread, resolve, and delete one or a
+// whole thread's (with its tip) in one go.
+func TestRefsAndDelete(t *testing.T) {
+	ctx := context.Background()
+	m := newManager(t, Options{})
+	repo, run1, _ := twoRuns(t, m)
+	capture(t, m, repo, "other", "run/1")
+	if got, err := m.Resolve(ctx, repo, "refs/nexus/checkpoints/t1/run/1"); err != nil || got != run1.Commit {
+		t.Errorf("Resolve = %s, %v; want %s", got, err, run1.Commit)
+	}
+	if _, err := m.Resolve(ctx, repo, "--all"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Resolve of an option-like revision = %v, want ErrNotFound", err)
+	}
+	if err := m.DeleteRef(ctx, repo, "t1", "run/2"); err != nil {
+		t.Fatal(err)
+	}
+	refs, _ := m.Refs(ctx, repo, "t1")
+	if len(refs) != 1 || refs[0].Scope != "run/1" || refs[0].Time.IsZero() {
+		t.Errorf("Refs after deleting run/2 = %+v", refs)
+	}
+	if err := m.DeleteThread(ctx, repo, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitT(t, repo, "for-each-ref", "--format=%(refname)", "refs/nexus/"); got != "refs/nexus/checkpoints/other/run/1\nrefs/nexus/tips/other" {
+		t.Errorf("refs after DeleteThread(t1) = %q", got)
+	}
+}

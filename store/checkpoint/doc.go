@@ -51,26 +51,31 @@
 //
 // Capture never writes the user's index, HEAD, branches, stash or config.
 // It works on a temporary index (GIT_INDEX_FILE in a temporary directory
-// under <stateDir>/checkpoints/tmp): a copy of the user's index with its
-// mtime kept (so git trusts its stat data and hashes only changed files;
-// racily clean entries stay racy), or `read-tree HEAD` when there is no
-// index. Two listings run side by side, `diff-files` (changed and deleted
-// tracked files) and `ls-files -o --exclude-standard` (untracked files),
-// while the file and byte bounds are counted; then `update-index --add
-// --remove --replace --stdin` hashes exactly those paths. Together that is
-// `git add -A` with the bounds checked before anything is hashed. Then
-// write-tree, commit-tree, and one `update-ref --stdin` transaction that
-// moves the scope ref and the tip (the tip compare-and-swapped). Starting
-// from the user's index rather than HEAD also keeps files force-added
-// despite .gitignore, and sparse-checkout entries. An index in the middle
-// of a merge has its conflicted paths taken from the work tree.
+// under <stateDir>/checkpoints/tmp) seeded with the user's index: a hard
+// link when the state dir shares its file system (git replaces an index
+// by renaming a new file over it, never writing in place, so the user's
+// file is never modified), else a copy with the mtime kept. Either way
+// git trusts the stat data, hashes only changed files, and racily clean
+// entries stay racy. With no index to seed from it starts from
+// `read-tree HEAD`. One `ls-files -t -m -o --exclude-standard` lists
+// changed, deleted and untracked files while the file and byte bounds are
+// counted, feeding `update-index --add --remove --replace --stdin`, which
+// hashes exactly those paths: `git add -A`, with the bounds checked
+// before anything is hashed. Then write-tree; the commit object (tree,
+// parents, "nexus <nexus@localhost>" in UTC, message) is written by the
+// package itself, exactly what commit-tree would write, to save a process;
+// and one `update-ref --stdin` transaction moves the scope ref and the
+// tip (the tip compare-and-swapped). Starting from the user's index
+// rather than HEAD also keeps files force-added despite .gitignore, and
+// sparse-checkout entries. An index in the middle of a merge has its
+// conflicted paths taken from the work tree.
 //
-// Durability: update-index, write-tree and commit-tree write their
-// objects into a quarantine directory (objects/tmp_objdir-nexus-*, the
-// way git's own receive-pack quarantines). When the commit exists, every
-// new object file is fsynced (in parallel), hard-linked into objects/,
-// and the object directories that changed are fsynced; only then does
-// update-ref run, with core.fsync=objects,reference and
+// Durability: update-index and write-tree write their objects, and we the
+// commit, into a quarantine directory (objects/tmp_objdir-nexus-*, the
+// way git's own receive-pack quarantines). Every new object file is
+// fsynced (in parallel; the blobs while write-tree runs), hard-linked
+// into objects/, and the object directories that changed are fsynced;
+// only then does update-ref run, with core.fsync=objects,reference and
 // core.fsyncMethod=fsync, which syncs each ref file before renaming it
 // into place. So a crash leaves the old ref or the new one, never an
 // empty ref or one naming a missing object, and the repository never
@@ -80,12 +85,13 @@
 // Bounds: Options.CaptureTimeout (30s) kills git's process group and
 // returns a *BoundError of kind time; MaxFiles (200,000 entries in the
 // repository's index plus new untracked files) and MaxBytes (2 GiB of
-// changed content) are checked while the changes are listed, before
-// anything is hashed into the repository, and return a *BoundError of
-// kind files or bytes. Either way no ref moves; the kernel records the
-// checkpoint with status error and the error text as its reason. For a
-// workspace below the top of a large repository the file bound counts
-// the whole repository's index.
+// changed content, by lstat size) are counted as the changes are listed,
+// each path before it is handed to update-index, and return a *BoundError
+// of kind files or bytes: no file past a bound is hashed, and what was
+// hashed stays in the quarantine, which is removed. Either way no ref
+// moves; the kernel records the checkpoint with status error and the
+// error text as its reason. For a workspace below the top of a large
+// repository the file bound counts the whole repository's index.
 //
 // Left out of every capture: ignored files (.gitignore, info/exclude,
 // core.excludesFile), the state dir when it lies inside the workspace,
@@ -136,7 +142,10 @@
 //     recorded as checkpoint status error with err.Error() as reason;
 //     checkpoint.capture is idempotent, so redo it after a crash.
 //   - Child scope that changed files: Capture(ws, thread, "node/...").
-//   - nexus diff T --run N: Diff(ws, ref of run N-1 (run/0 for N=1), ref of run N).
+//   - nexus diff T --run N: Diff(ws, checkpoint of run N-1 (run/0 for
+//     N=1; after a rollback, the newest earlier one not stale), checkpoint
+//     of run N). Pass commits when the journal has them: a scope's ref is
+//     replaced if that scope is captured again.
 //   - Rollback to run N (after the provider step): Restore(ws, thread,
 //     ref of run N); on recovery call it again. Later checkpoints are
 //     marked stale in the journal; their refs stay.

@@ -104,8 +104,25 @@ func (e *GitError) Error() string {
 	if msg == "" {
 		msg = e.Err.Error()
 	}
-	return fmt.Sprintf("checkpoint: %s: git %s failed: %s; fix the repository (git fsck) or record the checkpoint as error",
-		e.Op, firstWord(e.Args), msg)
+	return fmt.Sprintf("checkpoint: %s: git %s failed: %s; %s", e.Op, firstWord(e.Args), msg, remedy(e.Op))
+}
+
+// remedy is what a person can do when the git behind op fails.
+func remedy(op string) string {
+	switch op {
+	case "capture":
+		return "the checkpoint is recorded as error; check the repository with git fsck"
+	case "restore":
+		return "fix the cause and run the rollback again (it resumes where it stopped)"
+	case "add worktree":
+		return "choose another worktree path or branch name"
+	case "remove worktree":
+		return "check git worktree list; unlock or remove it by hand if git refuses"
+	case "open workspace":
+		return "check that the workspace is readable and, for a repository, that git trusts it (safe.directory)"
+	default:
+		return "check the repository with git fsck"
+	}
 }
 
 func (e *GitError) Unwrap() error { return e.Err }

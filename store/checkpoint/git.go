@@ -234,9 +234,6 @@ func (m *Manager) exec(ctx context.Context, c cmd, read func(io.Reader) error) e
 		_, _ = io.Copy(io.Discard, stdout)
 	}
 	werr := x.Wait()
-	if os.Getenv("CPTRACE") != "" && x.ProcessState != nil {
-		println("cpu", firstWord(c.args), (x.ProcessState.UserTime() + x.ProcessState.SystemTime()).String())
-	}
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
 	}

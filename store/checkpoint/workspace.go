@@ -314,14 +314,14 @@ func sweepTemp(root string) {
 // index.lock and renames it over, so the first write to dst replaces
 // the link and the user's file is never modified.
 func seedIndex(src, dst string) (bool, error) {
-	err := os.Link(src, dst)
-	if err == nil {
-		return true, nil
-	}
+	st, err := os.Lstat(src)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
-	return copyIndex(src, dst) // another file system, or links refused
+	if err == nil && st.Mode().IsRegular() && os.Link(src, dst) == nil {
+		return true, nil
+	}
+	return copyIndex(src, dst) // a symbolic link, another file system, links refused
 }
 
 func copyIndex(src, dst string) (bool, error) {

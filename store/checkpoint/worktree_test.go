@@ -53,6 +53,11 @@ func TestWorktrees(t *testing.T) {
 	after := stateOf(t, repo)
 	after.branches = before.branches // fork-b was asked for
 	before.compare(t, after)
+	_, err = m.AddWorktree(ctx, repo, filepath.Join(root, "dup"), "HEAD", "fork-b")
+	var ge *GitError
+	if !errors.As(err, &ge) || !strings.Contains(err.Error(), "already exists") || !strings.Contains(err.Error(), "choose another") {
+		t.Errorf("AddWorktree with a taken branch = %v, want git's reason and what to do", err)
+	}
 	list, err := m.ListWorktrees(ctx, repo)
 	if err != nil || len(list) != 3 || !list[0].Main || list[2].Branch != "fork-b" {
 		t.Errorf("ListWorktrees = %+v, %v", list, err)
