@@ -61,6 +61,7 @@ func TestTUIResizeMidStream(t *testing.T) {
 	tt.keys("Enter")
 	tt.waitFor("● running")
 	tt.text("draft")
+	tt.waitFor("│ draft")
 
 	for _, sz := range [][2]int{{80, 24}, {200, 60}, {120, 40}} {
 		tt.resize(sz[0], sz[1])

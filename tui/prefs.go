@@ -95,6 +95,25 @@ func (w *prefsWriter) save(p prefs) tea.Cmd {
 	}
 }
 
+// flush writes p now if a save is outstanding. Run calls it after the
+// program ended, when no Cmd of its may still be running a save: Bubble
+// Tea does not wait for Cmds when it quits.
+func (w *prefsWriter) flush(p prefs) error {
+	if w == nil || w.path == "" {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.written >= w.version {
+		return nil
+	}
+	if err := writePrefs(w.path, p); err != nil {
+		return err
+	}
+	w.written = w.version
+	return nil
+}
+
 func writePrefs(path string, p prefs) error {
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {

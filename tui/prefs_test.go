@@ -84,3 +84,22 @@ func TestComposerGrowsWithWrappedText(t *testing.T) {
 	}
 	hs.checkScreen(80, 24)
 }
+
+func TestLayoutFlushedWhenSavesWereCutShort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), prefsFile)
+	w := &prefsWriter{path: path}
+	_ = w.save(prefs{LeftPercent: 40}) // a Cmd Bubble Tea never ran: it quit first
+	if err := w.flush(prefs{LeftPercent: 40}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := loadPrefs(path); err != nil || p.LeftPercent != 40 {
+		t.Errorf("after flush: %+v, %v; want the last layout on disk", p, err)
+	}
+	os.Remove(path)
+	if err := w.flush(prefs{LeftPercent: 40}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("flush wrote although nothing changed since the last save")
+	}
+}

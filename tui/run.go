@@ -64,6 +64,10 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 	_, err = p.Run()
 	cancel()
 	wg.Wait()
+	// The model is no longer in use: keep the layout the person left. A
+	// failure here is not worth a failed exit: saves during the session
+	// already reported theirs in the status line.
+	_ = m.prefsOut.flush(m.prefs)
 	if errors.Is(err, context.Canceled) || errors.Is(err, tea.ErrInterrupted) {
 		return nil // ended by a signal or the caller's context: not an error
 	}

@@ -59,13 +59,6 @@ func (w *ws) emptyTree() string {
 	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 }
 
-func (w *ws) zeroID() string {
-	if w.format == "sha256" {
-		return strings.Repeat("0", 64)
-	}
-	return strings.Repeat("0", 40)
-}
-
 // Info resolves a workspace: whether it is in a git repository or uses a
 // shadow repository, and where. It creates the shadow repository of a
 // non-git workspace on first use.
