@@ -291,20 +291,22 @@ func TestTUIForkAndLayoutKept(t *testing.T) {
 		}
 		return -1
 	}
-	before := leftEdge(tt.screen())
+	before := leftEdge(tt.waitLayout(120, 40))
 	tt.keys("C-Right", "C-Right", "C-Right")
+	// Three steps of 3% of 120 cells: 10 or 11 cells wider.
 	var wider int
-	eventually(t, "the left column to widen", func() bool {
+	eventually(t, "the left column to widen three steps", func() bool {
 		wider = leftEdge(tt.screen())
-		return wider > before+5
+		return wider >= before+10
 	})
 	tt.waitLayout(120, 40)
 	tt.quitIdle()
 
 	tt2 := e.startTUI(t)
 	tt2.waitFor("Threads (2)")
+	tt2.waitLayout(120, 40)
 	if got := leftEdge(tt2.screen()); got != wider {
-		t.Errorf("after a restart the left column ends at %d, want %d as it was left", got, wider)
+		t.Errorf("after a restart the left column ends at %d, want %d as it was left:\n%s", got, wider, tt2.screen())
 	}
 	if _, err := os.Stat(e.dir + "/tui.json"); err != nil {
 		t.Errorf("no layout file in the state dir: %v", err)
