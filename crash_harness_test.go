@@ -128,6 +128,12 @@ type runner struct {
 	next   int
 	acked  map[string]bool
 	answer map[string]bool // request ids answered (acked)
+	// v follows the current host's journal; one subscription per host,
+	// not one per wait: a fresh snapshot each time would make the loop
+	// quadratic in the journal's size.
+	v    *view
+	vc   *api.Client
+	seen uint64 // the highest seq a receipt named: the view must reach it
 }
 
 // advance runs ops until the script ends or the host is gone. It returns
@@ -143,7 +149,7 @@ func (r *runner) advance(ctx context.Context, c *api.Client) bool {
 				return false
 			}
 			r.acked[o.id] = true
-			_ = rec
+			r.seen = max(r.seen, rec.Seq)
 		} else if !r.settle(ctx, c, o.wait) {
 			return false
 		}
@@ -192,9 +198,18 @@ func (v *view) next(d time.Duration) bool {
 // (approvals allowed, questions answered, unknown command outcomes
 // skipped) and resuming what a crash interrupted.
 func (r *runner) settle(ctx context.Context, c *api.Client, thread string) bool {
-	v, err := follow(ctx, c)
-	if err != nil {
-		return false
+	if r.vc != c {
+		v, err := follow(ctx, c)
+		if err != nil {
+			return false
+		}
+		r.v, r.vc = v, c
+	}
+	v := r.v
+	for v.st.Seq < r.seen {
+		if !v.next(20 * time.Millisecond) {
+			return false
+		}
 	}
 	asked := map[string]bool{}
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
@@ -228,10 +243,12 @@ func (r *runner) settle(ctx context.Context, c *api.Client, thread string) bool 
 					case strings.HasPrefix(q.Key, "unknown:"):
 						cmd.Response = core.RespDeny
 					}
-					if _, err := c.Submit(ctx, cmd); err != nil {
+					rec, err := c.Submit(ctx, cmd)
+					if err != nil {
 						return false
 					}
 					r.acked[cmd.ID] = true
+					r.seen = max(r.seen, rec.Seq)
 				}
 			}
 		}
