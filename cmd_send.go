@@ -228,7 +228,13 @@ func (a *app) waitRuns(ctx context.Context, s *session, runs []string, asJSON bo
 			}
 			hints = append(hints, fmt.Sprintf("%s (%s) %q: answer with `nexus respond %s %s`", q.ID, q.Kind, firstLineOf(q.Prompt), q.ID, how))
 		}
-		return &exitError{code: exitWaiting, msg: "waiting on " + strings.Join(hints, "; ")}
+		msg := "waiting on " + strings.Join(hints, "; ")
+		if th := st.Threads[waiting[0].Thread]; s.host != nil && th != nil && !th.Caps.DurableRequests {
+			// This process is the host: when it exits, the agent process
+			// holding the request goes with it.
+			msg += "; " + th.Provider + " keeps the request in its own process, so run `nexus serve` (or the UI) and send again to answer it"
+		}
+		return &exitError{code: exitWaiting, msg: msg}
 	}
 	if len(failed) > 0 {
 		return failErr("%s", strings.Join(failed, "; "))
