@@ -23,6 +23,9 @@ func (st *State) Context(thread string, before int) []Message {
 		case RunRolledBack, RunCancelled, RunQueued:
 			continue
 		}
+		if h := st.Handoffs[r.Handoff]; h != nil {
+			out = append(out, Message{Role: "user", Text: h.Text})
+		}
 		if tr := st.Transfers[r.Transfer]; tr != nil {
 			out = append(out, Message{Role: "user", Text: tr.Text})
 		}
@@ -40,6 +43,10 @@ func (st *State) Context(thread string, before int) []Message {
 // TurnFor builds the turn of a new attempt of run r.
 func (st *State) TurnFor(r *Run, reason string) *Turn {
 	msgs := st.Context(r.Thread, r.Ordinal)
+	if h := st.Handoffs[r.Handoff]; h != nil {
+		// The provider-switch handoff comes with the message, as journaled.
+		msgs = append(msgs, Message{Role: "user", Text: h.Text})
+	}
 	if tr := st.Transfers[r.Transfer]; tr != nil {
 		// The merge-back delta comes with the message, as journaled.
 		msgs = append(msgs, Message{Role: "user", Text: tr.Text})

@@ -108,8 +108,11 @@ func steerKey(run string, n int) string { return run + ":steer" + itoa(n) }
 func (t *tx) newRun(th *Thread, text string) Run {
 	c := *th
 	c.Runs++
+	handoff := c.Handoff
+	c.Handoff = ""
 	t.putThread(c)
-	r := Run{ID: RunID(th.ID, c.Runs), Thread: th.ID, Ordinal: c.Runs, Text: text, CreatedAt: t.at, Transfer: t.transfer}
+	r := Run{ID: RunID(th.ID, c.Runs), Thread: th.ID, Ordinal: c.Runs, Text: text, CreatedAt: t.at, Transfer: t.transfer,
+		Handoff: handoff, Provider: th.Provider}
 	t.receipt.Run, t.receipt.Ordinal = r.ID, r.Ordinal
 	return r
 }

@@ -297,7 +297,7 @@ func describe(ev *Event) string {
 	case p.Transfer != nil:
 		s += fmt.Sprintf(" %s %s->%s run=%d", p.Transfer.Kind, p.Transfer.From, p.Transfer.To, p.Transfer.Run)
 	case p.Handoff != nil:
-		s += fmt.Sprintf(" %s %s->%s %s", p.Handoff.ID, p.Handoff.From, p.Handoff.To, p.Handoff.Strategy)
+		s += fmt.Sprintf(" %s %s->%s %s %q", p.Handoff.ID, p.Handoff.From, p.Handoff.To, p.Handoff.Strategy, p.Handoff.Text)
 	case p.Rejection != nil:
 		s += " " + p.Rejection.Reason
 	case p.Receipt != nil:

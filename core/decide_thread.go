@@ -82,7 +82,10 @@ func (t *tx) fork(c *Command) *Rejection {
 }
 
 // switchProvider moves a thread to another provider between runs and
-// records the handoff text the new provider will be given.
+// records the handoff text the new provider gets with the next run: only
+// the runs it missed (strategy delta) when it has an earlier conversation
+// of this thread to resume, else a summary of the whole thread. The text
+// is journaled and shown; nothing hidden is added to a prompt.
 func (t *tx) switchProvider(c *Command) *Rejection {
 	th := *t.st.Threads[c.Thread]
 	if c.Provider == "" {
@@ -94,16 +97,47 @@ func (t *tx) switchProvider(c *Command) *Rejection {
 	if c.Provider == th.Provider {
 		return nil
 	}
+	strategy, since := "full_thread_summary", 0
+	if pt := t.st.ProviderThreads[th.ID+"/"+c.Provider]; pt != nil && pt.Available {
+		for _, r := range t.st.RunsOf(th.ID) {
+			if r.Provider == c.Provider && r.Status != RunRolledBack {
+				strategy, since = "delta", r.Ordinal
+			}
+		}
+	}
 	var b strings.Builder
-	for _, m := range t.st.Context(th.ID, th.Runs+1) {
-		b.WriteString(m.Role + ": " + m.Text + "\n")
+	if strategy == "delta" {
+		fmt.Fprintf(&b, "Since your last turn in this thread (run %d), the thread went on with %s:\n", since, th.Provider)
+	} else {
+		fmt.Fprintf(&b, "This thread so far (handed over from %s):\n", th.Provider)
+		if th.ForkedFrom != "" {
+			for _, m := range t.st.Context(th.ForkedFrom, th.ForkRun+1) {
+				b.WriteString(m.Role + ": " + m.Text + "\n")
+			}
+		}
+	}
+	for _, r := range t.st.RunsOf(th.ID) {
+		if r.Ordinal <= since {
+			continue
+		}
+		switch r.Status {
+		case RunRolledBack, RunCancelled, RunQueued:
+			continue
+		}
+		b.WriteString("user: " + r.Text + "\n")
+		for _, s := range r.Steers {
+			b.WriteString("user: " + s + "\n")
+		}
+		if r.Reply != "" {
+			b.WriteString("assistant: " + r.Reply + "\n")
+		}
 	}
 	h := Handoff{ID: th.ID + "/handoff" + itoa(len(t.st.Handoffs)+1), Thread: th.ID, From: th.Provider,
-		To: c.Provider, Strategy: "full_thread_summary", Text: b.String()}
+		To: c.Provider, Strategy: strategy, Text: b.String()}
 	t.stopSession(th.ID, "provider switched")
 	t.emit(EvHandoffRecorded, Event{Thread: th.ID, Correlation: h.ID, Payload: Payload{Handoff: &h}})
 	th = *t.st.Threads[c.Thread]
-	th.Provider, th.Caps = c.Provider, c.Caps
+	th.Provider, th.Caps, th.Handoff = c.Provider, c.Caps, h.ID
 	t.putThread(th)
 	return nil
 }

@@ -111,6 +111,9 @@ type Thread struct {
 	// Repo; removed when the thread is archived.
 	Worktree string `json:"worktree,omitempty" msgpack:"wt,omitempty"`
 	Repo     string `json:"repo,omitempty" msgpack:"rp,omitempty"`
+	// Handoff is a provider-switch handoff the next run carries to the new
+	// provider (cleared when a run takes it).
+	Handoff string `json:"handoff,omitempty" msgpack:"hf,omitempty"`
 	// MaxTokens caps the tokens the thread may spend (0: no cap).
 	MaxTokens int `json:"maxTokens,omitempty" msgpack:"mt,omitempty"`
 	// Spent so far on model calls.
@@ -131,8 +134,11 @@ type Run struct {
 	// Steers are follow-up instructions folded into this run, in order.
 	Steers []string `json:"steers,omitempty" msgpack:"sr,omitempty"`
 	// Transfer is the merge-back context transfer injected with this
-	// run's message, if any.
+	// run's message, if any; Handoff the provider-switch handoff.
 	Transfer string `json:"transfer,omitempty" msgpack:"xf,omitempty"`
+	Handoff  string `json:"handoff,omitempty" msgpack:"hf,omitempty"`
+	// Provider is the profile that ran the run.
+	Provider string `json:"provider,omitempty" msgpack:"pv,omitempty"`
 	// Held keeps a queued run from starting until released.
 	Held bool `json:"held,omitempty" msgpack:"hd,omitempty"`
 	// Attempts is the number of attempts issued; the current one is the last.

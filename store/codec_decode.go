@@ -80,6 +80,8 @@ func decThread(r *reader) *core.Thread {
 			v.Worktree = r.str()
 		case "rp":
 			v.Repo = r.str()
+		case "hf":
+			v.Handoff = r.str()
 		case "mt":
 			v.MaxTokens = int(r.int())
 		case "tin":
@@ -131,6 +133,10 @@ func decRun(r *reader) *core.Run {
 			v.InterruptRequested = r.bool()
 		case "xf":
 			v.Transfer = r.str()
+		case "hf":
+			v.Handoff = r.str()
+		case "pv":
+			v.Provider = r.str()
 		case "fi":
 			v.Finishing = r.str()
 		case "ab":
