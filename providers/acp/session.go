@@ -194,7 +194,7 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 	s.mu.Unlock()
 	hctx, cancel := context.WithTimeout(ctx, s.cfg.Settings.Handshake)
 	defer cancel()
-	if ref := nativeRef(e); ref != "" {
+	if ref := agentproc.NativeRef(e); ref != "" {
 		var err error
 		switch {
 		case caps.SessionCapabilities.Resume != nil:
@@ -429,12 +429,4 @@ func (s *session) died(p *agentproc.Proc) {
 		t.End(core.AttemptFailed, reason)
 	}
 	s.out.Ended(s.thread, run, reason, true)
-}
-
-// nativeRef is the provider conversation to resume, as the kernel knows it.
-func nativeRef(e core.Effect) string {
-	if e.Turn != nil {
-		return e.Turn.NativeRef
-	}
-	return ""
 }

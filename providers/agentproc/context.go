@@ -56,3 +56,12 @@ func Prompt(t *core.Turn, hasHistory bool) string {
 	}
 	return b.String()
 }
+
+// NativeRef is the provider conversation a start_turn effect resumes, as
+// the kernel knows it ("" for a new one).
+func NativeRef(e core.Effect) string {
+	if e.Turn != nil {
+		return e.Turn.NativeRef
+	}
+	return ""
+}

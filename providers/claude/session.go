@@ -149,7 +149,7 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 		}
 	}
 	s.mu.Unlock()
-	ref := nativeRef(e)
+	ref := agentproc.NativeRef(e)
 	dir := ""
 	if e.Turn != nil {
 		dir = e.Turn.Workspace
@@ -308,12 +308,4 @@ func (s *session) stopWindow() {
 		s.window.Stop()
 		s.window = nil
 	}
-}
-
-// nativeRef is the provider conversation to resume, as the kernel knows it.
-func nativeRef(e core.Effect) string {
-	if e.Turn != nil {
-		return e.Turn.NativeRef
-	}
-	return ""
 }

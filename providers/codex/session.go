@@ -157,7 +157,7 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 	s.mu.Lock()
 	r := s.rpc
 	s.mu.Unlock()
-	if ref := nativeRef(e); ref != "" {
+	if ref := agentproc.NativeRef(e); ref != "" {
 		res, ok := <-r.call("thread/resume", map[string]any{"threadId": ref})
 		if !ok {
 			return false, s.exitErr("during thread/resume")
@@ -312,12 +312,4 @@ func (s *session) died(p *agentproc.Proc, r *rpc) {
 		t.End(core.AttemptFailed, reason)
 	}
 	s.out.Ended(s.thread, run, reason, true)
-}
-
-// nativeRef is the provider conversation to resume, as the kernel knows it.
-func nativeRef(e core.Effect) string {
-	if e.Turn != nil {
-		return e.Turn.NativeRef
-	}
-	return ""
 }
