@@ -107,9 +107,11 @@ func TestResumeAndMissingSteer(t *testing.T) {
 	s := effect(core.EffSteer, "t1/1:steer1", 1)
 	s.Text = "more"
 	p.Handle(s)
-	w := sink.Wait(t, wait, "the warning", agenttest.Kind(core.ObsWarning))
+	// The steer effect fails with the reason (journaled with the effect);
+	// the warning on the turn may be dropped when the turn ended first.
+	w := sink.Wait(t, wait, "the failed steer", agenttest.Kind(core.ObsEffectDone, "failed"))
 	if !strings.Contains(w.Text, "no turn/steer") {
-		t.Errorf("warning = %q", w.Text)
+		t.Errorf("steer failure = %q", w.Text)
 	}
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
 	if end.Status != core.AttemptFailed || !strings.Contains(end.Error, "stream disconnected before completion") {
