@@ -109,6 +109,7 @@ func TestE2ECrashDuringEachStep(t *testing.T) {
 	}
 	wantWrites := map[string]int{"a.txt": 2, "b.txt": 1, "c.txt": 1}
 	intended := map[int][2]string{1: {"a.txt", "one\n"}, 2: {"b.txt", "two\n"}, 4: {"c.txt", "three\n"}}
+	recovered, cases := 0, 0
 	for k := 1; k <= 4; k++ {
 		for _, wrote := range []bool{false, true} {
 			if wrote && intended[k][0] == "" {
@@ -177,9 +178,20 @@ func TestE2ECrashDuringEachStep(t *testing.T) {
 			var v threadView
 			json.Unmarshal([]byte(raw), &v)
 			attempts = v.Runs[0].Attempts
-			if len(attempts) != 2 || attempts[1].Reason != "provider_recovery" {
+			switch {
+			case len(attempts) == 2 && attempts[1].Reason == "provider_recovery":
+				recovered++
+			case len(attempts) == 1 && attempts[0].Status == "completed":
+				// On a loaded machine the kill can land after the last step:
+				// the run ended before the crash; the checks above still hold.
+				t.Logf("k=%d wrote=%v: the run finished before the kill", k, wrote)
+			default:
 				t.Fatalf("k=%d: attempts %+v", k, attempts)
 			}
+			cases++
 		}
+	}
+	if recovered*2 < cases {
+		t.Fatalf("only %d of %d crashes interrupted the run: the test proves too little on this machine", recovered, cases)
 	}
 }
