@@ -138,7 +138,9 @@ func (a *app) cmdResume(ctx context.Context, args []string) error {
 		if cmd.Thread != "" && th.ID != cmd.Thread {
 			continue
 		}
-		if r := st.ActiveRun(th.ID); r != nil && r.Status == core.RunRunning {
+		// Running, or already waiting on a question it asked at once (an
+		// unknown command outcome): waitRuns reports both.
+		if r := st.ActiveRun(th.ID); r != nil {
 			runs = append(runs, r.ID)
 		}
 	}
