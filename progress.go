@@ -44,7 +44,7 @@ func (p *progress) event(st *core.State, ev *core.Event) {
 	case ev.Type == core.EvEffectCompleted && pl.Effect != nil && pl.Effect.Kind == core.EffWorkerStep:
 		p.steps++
 		total := "?"
-		if pp := st.Plans[core.PlanID(p.run)]; pp != nil && len(pp.Items) >= p.steps {
+		if pp := st.Plan(core.PlanID(p.run)); pp != nil && len(pp.Items) >= p.steps {
 			total = fmt.Sprint(len(pp.Items))
 		}
 		e := pl.Effect

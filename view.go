@@ -100,7 +100,7 @@ func viewThread(st *core.State, th *core.Thread) threadView {
 		for _, q := range st.RequestsOf(r.ID) {
 			v.Requests = append(v.Requests, viewRequest(st, q))
 		}
-		if p := st.Plans[core.PlanID(r.ID)]; p != nil {
+		if p := st.Plan(core.PlanID(r.ID)); p != nil {
 			v.Todos = append(v.Todos, todoView{Run: r.Ordinal, Kind: p.Kind, Items: p.Items})
 		}
 	}

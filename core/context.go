@@ -82,12 +82,12 @@ func (st *State) TurnFor(r *Run, reason string) *Turn {
 			}
 		}
 	}
-	for key, e := range st.Effects {
-		if e.Run == r.ID && e.Kind == EffWorkerStep {
+	for _, e := range st.EffectsOf(r.ID) {
+		if e.Kind == EffWorkerStep {
 			if t.Steps == nil {
 				t.Steps = map[string]EffectRecord{}
 			}
-			t.Steps[key] = *e
+			t.Steps[e.Key] = *e
 		}
 	}
 	if th := st.Threads[r.Thread]; th != nil {

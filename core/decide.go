@@ -49,7 +49,7 @@ func (t *tx) effect(e Effect, journaled bool) {
 }
 
 func (t *tx) completeEffect(key, status, result string) {
-	rec := t.st.Effects[key]
+	rec := t.st.Effect(key)
 	if rec == nil || rec.Status != "started" {
 		return
 	}

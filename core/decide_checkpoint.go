@@ -36,7 +36,7 @@ func (st *State) lastCommit(thread string, n int) string {
 func (t *tx) captureEffect(th *Thread, run, scope string, ordinal int) {
 	t.effect(Effect{Key: CheckpointID(th.ID, scope) + ":capture", Kind: EffCheckpoint, Class: ClassIdempotent,
 		Thread: th.ID, Run: run, Scope: scope, Workspace: th.Workspace, Commit: t.st.lastCommit(th.ID, ordinal)},
-		t.st.Effects[CheckpointID(th.ID, scope)+":capture"] == nil)
+		t.st.Effect(CheckpointID(th.ID, scope)+":capture") == nil)
 }
 
 // needBase reports whether a run must wait for the thread's baseline.
@@ -144,7 +144,7 @@ func (t *tx) putOp(op Operation) {
 
 func (t *tx) restoreEffect(op *Operation, th *Thread) {
 	t.effect(Effect{Key: op.ID + ":restore", Kind: EffRestore, Class: ClassIdempotent, Thread: th.ID,
-		Workspace: th.Workspace, Commit: op.Commit, Scope: op.ID}, t.st.Effects[op.ID+":restore"] == nil)
+		Workspace: th.Workspace, Commit: op.Commit, Scope: op.ID}, t.st.Effect(op.ID+":restore") == nil)
 }
 
 // observeRestored finishes a rollback once its files are restored, or

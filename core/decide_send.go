@@ -152,7 +152,7 @@ func (t *tx) startRun(r Run, reason string) {
 		t.putRun(rc)
 		t.captureEffect(th, r.ID, ScopeBase, 0)
 	} else {
-		t.startTurnEffect(t.st.Runs[r.ID], t.st.Attempts[a.ID])
+		t.startTurnEffect(t.st.Runs[r.ID], t.st.Attempt(a.ID))
 	}
 	t.refreshThread(r.Thread)
 }
@@ -172,7 +172,7 @@ func (t *tx) requestInterrupt(r *Run) {
 	a := t.st.CurrentAttempt(r)
 	th := t.st.Threads[r.Thread]
 	t.effect(Effect{Key: a.ID + ":interrupt", Kind: EffInterrupt, Class: ClassIdempotent,
-		Thread: r.Thread, Run: r.ID, Attempt: a.ID, Provider: th.Provider}, t.st.Effects[a.ID+":interrupt"] == nil)
+		Thread: r.Thread, Run: r.ID, Attempt: a.ID, Provider: th.Provider}, t.st.Effect(a.ID+":interrupt") == nil)
 	t.effects = append(t.effects, Effect{Key: "interrupt:" + a.ID, Kind: EffTimer, Thread: r.Thread,
 		Run: r.ID, Attempt: a.ID, Deadline: t.at + InterruptDeadline})
 }

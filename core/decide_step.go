@@ -27,7 +27,7 @@ func (t *tx) stepStarted(r *Run, a *Attempt, o *Observation) {
 	}
 	c.Action, c.Status, c.EndedAt = o.Action, NodeRunning, 0
 	t.putNode(c)
-	n := t.st.Nodes[c.ID]
+	n := t.st.Node(c.ID)
 	rec := &EffectRecord{Key: o.Key, Kind: EffWorkerStep, Class: orDefault(o.Class, ClassIrreversible), Run: r.ID,
 		Status: "started", Node: n.ID, Target: o.Title, Hash: o.Hash, PreHash: o.PreHash}
 	t.emit(EvEffectStarted, Event{Thread: r.Thread, Run: r.ID, Attempt: a.ID, Node: n.ID, Correlation: r.ID,
@@ -37,7 +37,7 @@ func (t *tx) stepStarted(r *Run, a *Attempt, o *Observation) {
 // stepDone journals the second phase: the step's status, output, exit
 // code and the hash of what it wrote.
 func (t *tx) stepDone(r *Run, a *Attempt, o *Observation) {
-	rec := t.st.Effects[o.Key]
+	rec := t.st.Effect(o.Key)
 	if rec == nil || rec.Run != r.ID {
 		return
 	}

@@ -136,7 +136,7 @@ func (t *tx) nodeByKey(a *Attempt, key string) *Node { return t.st.NodeByKey(a.I
 // the parent key, else the root turn.
 func (t *tx) addNode(a *Attempt, key, kind, parentKey, title string) *Node {
 	t.putNode(t.makeNode(a, key, kind, parentKey, title))
-	return t.st.Nodes[NodeID(a.ID, len(t.st.NodesOf(a.ID)))]
+	return t.st.Node(NodeID(a.ID, len(t.st.NodesOf(a.ID))))
 }
 
 // makeNode builds the next node of an attempt without emitting it, so a
@@ -151,7 +151,7 @@ func (t *tx) makeNode(a *Attempt, key, kind, parentKey, title string) Node {
 }
 
 func (t *tx) closeNode(id, status string) {
-	n := t.st.Nodes[id]
+	n := t.st.Node(id)
 	if n == nil || n.Status != NodeRunning {
 		return
 	}
@@ -207,7 +207,7 @@ func (t *tx) endAttemptOnly(a *Attempt, status string) {
 			t.putRequest(c)
 		}
 	}
-	c := *t.st.Attempts[a.ID]
+	c := *t.st.Attempt(a.ID)
 	c.Status, c.EndedAt = status, t.at
 	t.putAttempt(c)
 }
@@ -217,7 +217,7 @@ func (t *tx) endAttempt(r *Run, attemptStatus, runStatus, errText string) {
 	if a := t.st.CurrentAttempt(r); a != nil && a.Status == AttemptRunning {
 		t.endAttemptOnly(a, attemptStatus)
 	}
-	if p := t.st.Plans[PlanID(r.ID)]; p != nil && runStatus == RunCompleted {
+	if p := t.st.Plan(PlanID(r.ID)); p != nil && runStatus == RunCompleted {
 		t.finalizePlan(p)
 	}
 	c := *t.st.Runs[r.ID]
@@ -284,7 +284,7 @@ func (t *tx) timer(f *TimerFired) {
 	if !ok {
 		return
 	}
-	a := t.st.Attempts[id]
+	a := t.st.Attempt(id)
 	if a == nil || a.Status != AttemptRunning {
 		return
 	}

@@ -28,6 +28,14 @@
 //   - Entities in State are never mutated after they are stored; Decide
 //     copies before it changes. Clone is therefore a cheap shallow copy.
 //   - Seq is gapless from 1; Apply refuses a gap.
+//   - A finished run's history may be sealed (sealed.go): kept out of the
+//     maps behind a Seal that loads it on first use, as a State loaded
+//     from a snapshot does. Code reads attempts, nodes, todo lists and
+//     effect records through the accessors (Attempt, Node, Plan, Effect,
+//     AttemptsOf, NodesOf, EffectsOf), never the maps directly, and Apply
+//     thaws a sealed run before an event changes it. Sealing changes the
+//     representation only: every accessor answers the same either way, and
+//     JSON of a State (the socket) is sent with everything thawed.
 //   - A command id seen before is answered with its first Receipt and
 //     journals nothing (receipts are part of the State, so this survives
 //     restarts). Input that cannot form a valid command (*InputError) is

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -30,6 +31,10 @@ type State struct {
 	Receipts        map[string]*Receipt        `json:"receipts" msgpack:"receipts"`
 	// RequestCount numbers request ids (R1, R2, ...).
 	RequestCount int `json:"requestCount" msgpack:"reqn"`
+	// Sealed holds the finished runs whose history is stored apart (see
+	// sealed.go); their attempts, nodes, todo list and effect records are
+	// not in the maps above. Use the accessors, which look in both.
+	Sealed map[string]*Seal `json:"-" msgpack:"-"`
 
 	idx *index // derived, rebuilt on load; never encoded
 }
@@ -41,6 +46,7 @@ type index struct {
 	attempts map[string][]string // run -> attempt ids in order
 	nodes    map[string][]string // attempt -> node ids in order
 	requests map[string][]string // run -> request ids in order
+	effects  map[string][]string // run -> hot effect keys (unordered)
 }
 
 // NewState returns an empty projection.
@@ -93,6 +99,9 @@ func (st *State) init() {
 	if st.Receipts == nil {
 		st.Receipts = map[string]*Receipt{}
 	}
+	if st.Sealed == nil {
+		st.Sealed = map[string]*Seal{}
+	}
 }
 
 // Reindex rebuilds the derived lookups; call it after decoding a State.
@@ -102,7 +111,12 @@ func (st *State) init() {
 func (st *State) Reindex() {
 	st.init()
 	ix := &index{runs: make(map[string][]string, len(st.Threads)), attempts: make(map[string][]string, len(st.Runs)),
-		nodes: make(map[string][]string, len(st.Attempts)), requests: map[string][]string{}}
+		nodes: make(map[string][]string, len(st.Attempts)), requests: map[string][]string{}, effects: map[string][]string{}}
+	for key, e := range st.Effects {
+		if e.Run != "" {
+			ix.effects[e.Run] = append(ix.effects[e.Run], key)
+		}
+	}
 	type keyed struct {
 		n  int
 		id string
@@ -171,6 +185,7 @@ func (st *State) Clone() *State {
 	c.Operations = cloneMap(st.Operations)
 	c.Effects = cloneMap(st.Effects)
 	c.Receipts = cloneMap(st.Receipts)
+	c.Sealed = cloneMap(st.Sealed)
 	c.Reindex()
 	return c
 }
@@ -194,6 +209,7 @@ func (st *State) Apply(ev *Event) error {
 		return fmt.Errorf("core: apply seq %d after %d: journal has a gap", ev.Seq, st.Seq)
 	}
 	st.Seq = ev.Seq
+	st.thawFor(ev)
 	p := &ev.Payload
 	if p.Thread != nil {
 		st.Threads[p.Thread.ID] = p.Thread
@@ -252,6 +268,9 @@ func (st *State) Apply(ev *Event) error {
 		st.Operations[p.Operation.ID] = p.Operation
 	}
 	if p.Effect != nil {
+		if _, ok := st.Effects[p.Effect.Key]; !ok && p.Effect.Run != "" {
+			st.idx.effects[p.Effect.Run] = append(st.idx.effects[p.Effect.Run], p.Effect.Key)
+		}
 		st.Effects[p.Effect.Key] = p.Effect
 	}
 	if p.Receipt != nil {
@@ -272,6 +291,9 @@ func (st *State) RunsOf(thread string) []*Run {
 
 // AttemptsOf returns the attempts of a run in order.
 func (st *State) AttemptsOf(run string) []*Attempt {
+	if s := st.Sealed[run]; s != nil {
+		return slices.Clone(s.get().run.Attempts)
+	}
 	ids := st.index().attempts[run]
 	out := make([]*Attempt, 0, len(ids))
 	for _, id := range ids {
@@ -282,6 +304,9 @@ func (st *State) AttemptsOf(run string) []*Attempt {
 
 // NodesOf returns the nodes of an attempt in creation order.
 func (st *State) NodesOf(attempt string) []*Node {
+	if v := st.sealFor(attempt); v != nil {
+		return slices.Clone(v.byAtt[attempt])
+	}
 	ids := st.index().nodes[attempt]
 	out := make([]*Node, 0, len(ids))
 	for _, id := range ids {
@@ -317,7 +342,7 @@ func (st *State) CurrentAttempt(r *Run) *Attempt {
 	if r == nil || r.Attempts == 0 {
 		return nil
 	}
-	return st.Attempts[AttemptID(r.ID, r.Attempts)]
+	return st.Attempt(AttemptID(r.ID, r.Attempts))
 }
 
 // ActiveRun returns the thread's run that is running or waiting, or nil.

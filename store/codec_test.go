@@ -82,7 +82,7 @@ func fill(v reflect.Value, rnd *rand.Rand, pSet float64) {
 		}
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
+			if f := v.Type().Field(i); f.IsExported() && f.Tag.Get("msgpack") != "-" {
 				fill(v.Field(i), rnd, pSet)
 			}
 		}
@@ -137,7 +137,7 @@ func exported(t *testing.T, got, want *core.State) {
 	t.Helper()
 	g, w := reflect.ValueOf(got).Elem(), reflect.ValueOf(want).Elem()
 	for i := 0; i < g.NumField(); i++ {
-		if g.Type().Field(i).IsExported() && !reflect.DeepEqual(g.Field(i).Interface(), w.Field(i).Interface()) {
+		if f := g.Type().Field(i); f.IsExported() && f.Tag.Get("msgpack") != "-" && !reflect.DeepEqual(g.Field(i).Interface(), w.Field(i).Interface()) {
 			t.Fatalf("State.%s differs:\n got %s\nwant %s", g.Type().Field(i).Name, short(g.Field(i).Interface()), short(w.Field(i).Interface()))
 		}
 	}

@@ -27,7 +27,8 @@
 //
 // # Buckets
 //
-// journal.db has exactly three top-level buckets:
+// journal.db has these top-level buckets (vault appears with the first
+// snapshot that seals a run):
 //
 //	meta       format header and the durable tail
 //	  "format"   the bytes "nexus-journal" (FormatName)
@@ -38,6 +39,8 @@
 //	           value: 32-byte chain hash || encoded event
 //	snapshots  key: uint64 big-endian seq the snapshot covers
 //	           value: 92-byte header || body (below)
+//	vault      key: 32-byte BLAKE3-256 of the value
+//	           value: a sealed run history (below)
 //
 // New files use 16 KiB bbolt pages (PageSize; an event never spans pages,
 // so larger pages waste less at their ends) and grow 4 MiB at a time. The
@@ -93,7 +96,7 @@
 // A snapshot value is a header followed by the body:
 //
 //	[0:8]   "nexussnp"
-//	[8:12]  uint32 snapshot version, 1
+//	[8:12]  uint32 snapshot version, 2 (1 is still read: no "sealed")
 //	[12:20] uint64 seq covered (equals the key)
 //	[20:52] chain hash of the event at seq (zero for seq 0)
 //	[52:84] BLAKE3-256 of the body
@@ -109,7 +112,30 @@
 // else nil; the caller replays the tail with Read. The policy of when to
 // snapshot belongs to the caller: the core Runner snapshots at least every
 // 10,000 events and on clean exit. Verify replays the whole journal and
-// checks each snapshot equals the replay at its seq byte for byte.
+// checks each snapshot equals the replay at its seq byte for byte, and
+// each vault blob it names equals the replay's.
+//
+// # Sealed runs and the vault
+//
+// Most of a long journal's projection is the history of finished runs,
+// which never changes. The body leaves out of its maps the attempts,
+// nodes, todo list and effect records of every run core.State.Sealable
+// accepts (finished, no effect still started, every entity named under
+// the run's id) and names the run under the body key "sealed" (map run
+// id -> 64 hex digits of the BLAKE3-256 of its blob). The blob is msgpack
+// {"attempts": [...], "nodes": [...], "plan": plan or nil, "effects":
+// [...]} in core.SealedRun's canonical order, stored in the vault under
+// its hash in the snapshot's transaction, and never rewritten or deleted
+// (a run is sealed once unless a later event changes it, so garbage is
+// rare and small). Which runs are sealed depends only on the content, so
+// the body stays a pure function of the projection.
+//
+// LoadSnapshot decodes only the body: a sealed history is read, checked
+// against its hash and decoded on first use (core.Seal), so opening costs
+// the live part of the projection, not the whole history. A blob that
+// fails its hash then stops the host with a message naming
+// verify --repair; Verify finds it first, and Repair drops the snapshots
+// that name it, so the next open replays.
 //
 // # Crash behaviour
 //
@@ -151,8 +177,9 @@
 // migrates on Open: it copies journal.db aside
 // (journal.db.v<old>-<unix time>), rewrites the file in the new format in
 // one transaction, and re-verifies the chain. Snapshots with an unknown
-// version are ignored and rebuilt by replay. Version 1 is the first
-// format, so no migration exists yet.
+// version are ignored and rebuilt by replay (so an older binary replays a
+// journal whose snapshots seal runs). Version 1 is the first format, so
+// no migration exists yet.
 //
 // # Concurrency
 //

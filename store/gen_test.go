@@ -142,6 +142,7 @@ func (g *gen) run(th *gthread) [][]core.Event {
 		Status: core.AttemptRunning, Session: core.SessionID(t.ID), StartedAt: g.now}
 	root := &core.Node{ID: core.NodeID(attID, 1), Attempt: attID, Run: runID, Thread: t.ID,
 		Kind: core.NodeRootTurn, Status: core.NodeRunning, StartedAt: g.now}
+	turnEff := &core.EffectRecord{Key: attID + ":turn", Kind: core.EffStartTurn, Class: core.ClassIrreversible, Run: runID, Status: "started"}
 	out := [][]core.Event{
 		{env(core.EvCommandAccepted, "", core.Payload{Receipt: &core.Receipt{Command: cmd, Kind: core.CmdMessageSend,
 			Thread: t.ID, Run: runID, Ordinal: t.Runs, Mode: core.ModeImmediate, Seq: g.seq + 1}}),
@@ -149,7 +150,7 @@ func (g *gen) run(th *gthread) [][]core.Event {
 		{env(core.EvRunUpdated, "", core.Payload{Run: &running}), env(core.EvAttemptUpdated, "", core.Payload{Attempt: att}),
 			env(core.EvThreadUpdated, "", core.Payload{Thread: &t}),
 			env(core.EvSessionUpdated, "", core.Payload{Session: &core.Session{ID: core.SessionID(t.ID), Thread: t.ID, Provider: "builtin", State: "RUNNING"}}),
-			env(core.EvEffectStarted, "", core.Payload{Effect: &core.EffectRecord{Key: attID + "/start", Kind: core.EffStartTurn, Class: core.ClassIdempotent, Run: runID, Status: "started"}})},
+			env(core.EvEffectStarted, "", core.Payload{Effect: turnEff})},
 		{env(core.EvNodeUpdated, root.ID, core.Payload{Node: root})},
 	}
 	nodes := 1
@@ -208,10 +209,13 @@ func (g *gen) run(th *gthread) [][]core.Event {
 	rootDone.Status, rootDone.EndedAt = core.NodeCompleted, g.now+20
 	idle := t
 	idle.Status = core.ThreadIdle
+	turnDone := *turnEff
+	turnDone.Status, turnDone.Result = "completed", core.RunCompleted
 	out = append(out,
 		[]core.Event{env(core.EvCheckpoint, "", core.Payload{Checkpoint: cp})},
 		[]core.Event{env(core.EvNodeUpdated, root.ID, core.Payload{Node: &rootDone}),
 			env(core.EvAttemptUpdated, "", core.Payload{Attempt: &attDone}),
+			env(core.EvEffectCompleted, "", core.Payload{Effect: &turnDone}),
 			env(core.EvRunUpdated, "", core.Payload{Run: &finished}),
 			env(core.EvThreadUpdated, "", core.Payload{Thread: &idle})})
 	th.t = &idle

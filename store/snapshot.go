@@ -22,7 +22,8 @@ import (
 //	[92:]   body: EncodeState of the projection at seq
 const (
 	snapMagic      = "nexussnp" // part of the on-disk format
-	snapVersion    = 1          // part of the on-disk format
+	snapVersion    = 2          // part of the on-disk format; 2 adds "sealed" to the body
+	snapVersionMin = 1          // the oldest body version this nexus reads
 	snapHeaderSize = 92         // part of the on-disk format
 	// SnapshotsKept is how many snapshots SaveSnapshot keeps; older ones
 	// are deleted in the same transaction. Part of the on-disk format.
@@ -39,7 +40,7 @@ const (
 // every 10,000 events (core.DefaultSnapshotEvery) and on clean exit, which
 // bounds the replay after a crash.
 func (s *Store) SaveSnapshot(st *core.State) error {
-	body, err := EncodeState(st)
+	body, blobs, err := encodeState(st)
 	if err != nil {
 		return err
 	}
@@ -65,6 +66,9 @@ func (s *Store) SaveSnapshot(st *core.State) error {
 			return fmt.Errorf("store: cannot snapshot seq %d: %v; snapshot only appended state (a caller bug)", st.Seq, err)
 		}
 		copy(val[20:52], chain[:])
+		if err := putSealed(tx, blobs); err != nil {
+			return err
+		}
 		snaps := tx.Bucket(bucketSnapshots)
 		if err := snaps.Put(seqKey(st.Seq), val); err != nil {
 			return fmt.Errorf("store: save snapshot: %w", err)
@@ -115,6 +119,7 @@ func (s *Store) LoadSnapshot() (*core.State, error) {
 			// Wait even on error: the goroutine reads v, which is only
 			// valid inside this transaction.
 			if herr := <-hashed; herr == nil && err == nil && got.Seq == seqOf(k) {
+				s.attachSeals(got)
 				st = got
 				return nil
 			}
@@ -125,6 +130,14 @@ func (s *Store) LoadSnapshot() (*core.State, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// attachSeals makes the seals of a decoded state read this store's vault.
+func (s *Store) attachSeals(st *core.State) {
+	for _, sl := range st.Sealed {
+		ref := sl.Ref
+		sl.Load = func() (*core.SealedRun, error) { return s.loadSealed(ref) }
+	}
 }
 
 // checkSnapshot verifies a stored snapshot completely and returns its body
@@ -147,8 +160,8 @@ func checkSnapshotHeader(events *bolt.Bucket, k, v []byte) ([]byte, error) {
 	if len(v) < snapHeaderSize || string(v[:8]) != snapMagic {
 		return nil, fmt.Errorf("snapshot %d has no valid header", seq)
 	}
-	if ver := binary.BigEndian.Uint32(v[8:]); ver != snapVersion {
-		return nil, fmt.Errorf("snapshot %d has version %d, this nexus reads %d", seq, ver, snapVersion)
+	if ver := binary.BigEndian.Uint32(v[8:]); ver < snapVersionMin || ver > snapVersion {
+		return nil, fmt.Errorf("snapshot %d has version %d, this nexus reads %d to %d", seq, ver, snapVersionMin, snapVersion)
 	}
 	if hs := binary.BigEndian.Uint64(v[12:]); hs != seq {
 		return nil, fmt.Errorf("snapshot stored under seq %d says seq %d", seq, hs)

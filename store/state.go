@@ -3,7 +3,9 @@ package store
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/nexus-tui/nexus/core"
 )
@@ -13,10 +15,52 @@ import (
 // equal projections always encode to the same bytes. That is what lets
 // Verify and the tests say "snapshot + tail == full replay, byte for byte".
 //
+// Every run core.State.Sealable says is finished is left out of the hot
+// maps and named under "sealed" by the hash of its history blob (see
+// sealed.go), whether it is sealed in st or not, so the bytes depend only
+// on the content.
+//
 // st must not change while it is encoded; the Runner hands over a Clone.
 func EncodeState(st *core.State) ([]byte, error) {
+	b, _, err := encodeState(st)
+	return b, err
+}
+
+// encodeState is EncodeState that also returns the blobs of the runs it
+// sealed that were hot in st, by ref, for the vault.
+func encodeState(st *core.State) ([]byte, map[string][]byte, error) {
 	if st == nil {
-		return nil, errors.New("store: cannot encode a nil state (a caller bug; pass the projection)")
+		return nil, nil, errors.New("store: cannot encode a nil state (a caller bug; pass the projection)")
+	}
+	st = thawUnsealable(st)
+	refs := map[string]*string{}
+	blobs := map[string][]byte{}
+	skip := struct{ att, node, plan, eff map[string]bool }{map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}}
+	for id := range st.Runs {
+		if sl := st.Sealed[id]; sl != nil {
+			ref := sl.Ref
+			refs[id] = &ref
+			continue
+		}
+		if !st.Sealable(id) {
+			continue
+		}
+		sr := st.SealOf(id)
+		blob := encodeSealed(sr)
+		ref := sealRef(blob)
+		refs[id], blobs[ref] = &ref, blob
+		for _, a := range sr.Attempts {
+			skip.att[a.ID] = true
+		}
+		for _, n := range sr.Nodes {
+			skip.node[n.ID] = true
+		}
+		if sr.Plan != nil {
+			skip.plan[sr.Plan.ID] = true
+		}
+		for _, f := range sr.Effects {
+			skip.eff[f.Key] = true
+		}
 	}
 	e := &enc{b: make([]byte, 0, 4096)}
 	o := e.obj()
@@ -26,13 +70,13 @@ func EncodeState(st *core.State) ([]byte, error) {
 	o.key("runs")
 	encMap(e, st.Runs, encRun)
 	o.key("attempts")
-	encMap(e, st.Attempts, encAttempt)
+	encMapSkip(e, st.Attempts, skip.att, encAttempt)
 	o.key("nodes")
-	encMap(e, st.Nodes, encNode)
+	encMapSkip(e, st.Nodes, skip.node, encNode)
 	o.key("requests")
 	encMap(e, st.Requests, encRequest)
 	o.key("plans")
-	encMap(e, st.Plans, encPlan)
+	encMapSkip(e, st.Plans, skip.plan, encPlan)
 	o.key("sessions")
 	encMap(e, st.Sessions, encSession)
 	o.key("pthreads")
@@ -46,22 +90,47 @@ func EncodeState(st *core.State) ([]byte, error) {
 	o.key("operations")
 	encMap(e, st.Operations, encOperation)
 	o.key("effects")
-	encMap(e, st.Effects, encEffect)
+	encMapSkip(e, st.Effects, skip.eff, encEffect)
 	o.key("receipts")
 	encMap(e, st.Receipts, encReceipt)
 	o.int("reqn", int64(st.RequestCount))
+	o.key("sealed")
+	encMap(e, refs, func(e *enc, ref *string) { e.str(*ref) })
 	o.end()
-	return e.b, nil
+	return e.b, blobs, nil
 }
 
-func encMap[V any](e *enc, m map[string]*V, f func(*enc, *V)) {
+// thawUnsealable returns st, or a clone of it with the sealed runs that
+// are no longer finished thawed (a run's status can change without an
+// event touching its history).
+func thawUnsealable(st *core.State) *core.State {
+	var thaw []string
+	for id := range st.Sealed {
+		if !st.Sealable(id) {
+			thaw = append(thaw, id)
+		}
+	}
+	if len(thaw) == 0 {
+		return st
+	}
+	c := st.Clone()
+	for _, id := range thaw {
+		c.Thaw(id)
+	}
+	return c
+}
+
+// encMapSkip encodes m without the keys in skip, in key order.
+func encMapSkip[V any](e *enc, m map[string]*V, skip map[string]bool, f func(*enc, *V)) {
 	if m == nil {
 		e.nil()
 		return
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		keys = append(keys, k)
+		if !skip[k] {
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
 	e.mapLen(len(keys))
@@ -71,9 +140,12 @@ func encMap[V any](e *enc, m map[string]*V, f func(*enc, *V)) {
 	}
 }
 
+func encMap[V any](e *enc, m map[string]*V, f func(*enc, *V)) { encMapSkip(e, m, nil, f) }
+
 // DecodeState decodes a projection written by EncodeState and rebuilds its
 // derived indexes (core.State.Reindex). The strings of the result share
-// one copy of b.
+// one copy of b. Its seals have no loader: Store.LoadSnapshot sets them to
+// read the vault.
 func DecodeState(b []byte) (*core.State, error) {
 	r := &reader{s: string(b)}
 	st := &core.State{}
@@ -115,6 +187,8 @@ func DecodeState(b []byte) (*core.State, error) {
 			st.Receipts = decMap(r, decReceipt)
 		case "reqn":
 			st.RequestCount = int(r.int())
+		case "sealed":
+			st.Sealed = decMap(r, func(r *reader) *core.Seal { return &core.Seal{Ref: r.str()} })
 		default:
 			r.skip()
 		}
@@ -123,6 +197,14 @@ func DecodeState(b []byte) (*core.State, error) {
 		return nil, fmt.Errorf("store: decode snapshot body: %w", err)
 	}
 	st.Reindex()
+	for _, id := range slices.Sorted(maps.Keys(st.Sealed)) {
+		if ref := st.Sealed[id].Ref; len(ref) != 64 || strings.Trim(ref, "0123456789abcdef") != "" {
+			return nil, fmt.Errorf("store: decode snapshot body: sealed run %.40q has a malformed reference", id)
+		}
+		if !st.Sealable(id) {
+			return nil, fmt.Errorf("store: decode snapshot body: sealed run %.40q is not a finished run of the snapshot", id)
+		}
+	}
 	return st, nil
 }
 

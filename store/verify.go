@@ -3,8 +3,10 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"time"
@@ -130,7 +132,7 @@ func (s *Store) Verify(ctx context.Context) (Report, error) {
 // compareSnapshot checks the stored snapshot at seq against the replayed
 // projection st at the same seq.
 func (s *Store) compareSnapshot(seq uint64, st *core.State, rep *Report) error {
-	want, err := EncodeState(st)
+	want, blobs, err := encodeState(st)
 	if err != nil {
 		return err
 	}
@@ -142,6 +144,8 @@ func (s *Store) compareSnapshot(seq uint64, st *core.State, rep *Report) error {
 			rep.fail("%v", err)
 		case !bytes.Equal(body, want):
 			rep.fail("snapshot %d differs from the full replay at that seq", seq)
+		case badSealed(tx, blobs) != "":
+			rep.fail("snapshot %d: sealed run %s in the vault differs from the full replay", seq, badSealed(tx, blobs))
 		default:
 			rep.Snapshots = append(rep.Snapshots, seq)
 			return nil
@@ -149,6 +153,19 @@ func (s *Store) compareSnapshot(seq uint64, st *core.State, rep *Report) error {
 		rep.BadSnapshots = append(rep.BadSnapshots, seq)
 		return nil
 	})
+}
+
+// badSealed returns the first ref whose vault blob is missing or differs
+// from the replayed one, or "".
+func badSealed(tx *bolt.Tx, blobs map[string][]byte) string {
+	vault := tx.Bucket(bucketVault)
+	for _, ref := range slices.Sorted(maps.Keys(blobs)) {
+		key, _ := hex.DecodeString(ref)
+		if vault == nil || !bytes.Equal(vault.Get(key), blobs[ref]) {
+			return ref
+		}
+	}
+	return ""
 }
 
 // checkPages runs bbolt's consistency check (page references, freelist,

@@ -94,7 +94,7 @@ func (m *Model) invalidateEvent(ev *core.Event) {
 
 // invalidateNode drops the rendered lines of the run that owns a node.
 func (m *Model) invalidateNode(node string) {
-	if n := m.state.Nodes[node]; n != nil {
+	if n := m.state.Node(node); n != nil {
 		m.dropRun(n.Run)
 	}
 }

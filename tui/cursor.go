@@ -111,7 +111,7 @@ func (m *Model) toggleFold() {
 	}
 	run := strings.TrimPrefix(id, "run:")
 	cut := false
-	if n := m.state.Nodes[id]; n != nil {
+	if n := m.state.Node(id); n != nil {
 		run = n.Run
 		w, _ := m.mainSize()
 		cut = len(wrap(n.Text, max(1, w-4))) > maxToolLines || n.Kind == core.NodeLLMCall

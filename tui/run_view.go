@@ -192,7 +192,7 @@ func (m *Model) renderNodes(d *runDoc, r *core.Run, a *core.Attempt, w int) {
 	for _, n := range nodes {
 		switch {
 		case n.Kind == core.NodeRootTurn:
-		case n.Parent == "" || !ids[n.Parent] || m.state.Nodes[n.Parent].Kind == core.NodeRootTurn:
+		case n.Parent == "" || !ids[n.Parent] || m.state.Node(n.Parent).Kind == core.NodeRootTurn:
 			roots = append(roots, n)
 		default:
 			children[n.Parent] = append(children[n.Parent], n)

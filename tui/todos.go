@@ -14,13 +14,13 @@ func (m *Model) todoPlan() (*core.Run, *core.Plan) {
 		return nil, nil
 	}
 	if r := m.state.ActiveRun(th.ID); r != nil {
-		if p := m.state.Plans[core.PlanID(r.ID)]; p != nil {
+		if p := m.state.Plan(core.PlanID(r.ID)); p != nil {
 			return r, p
 		}
 	}
 	runs := m.state.RunsOf(th.ID)
 	for i := len(runs) - 1; i >= 0; i-- {
-		if p := m.state.Plans[core.PlanID(runs[i].ID)]; p != nil {
+		if p := m.state.Plan(core.PlanID(runs[i].ID)); p != nil {
 			return runs[i], p
 		}
 	}

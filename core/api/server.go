@@ -336,7 +336,7 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		if err == nil && st == nil {
 			err = errors.New("the backend returned no state")
 		}
-		return st, nil, err
+		return wireState(st), nil, err
 	case MethodSubscribe:
 		var p subscribeParams
 		if !isAbsent(params) {
@@ -350,7 +350,7 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 			cancel()
 			return nil, nil, err
 		}
-		return subscribeResult{State: sub.State}, &activeSub{sub, cancel}, nil
+		return subscribeResult{State: wireState(sub.State)}, &activeSub{sub, cancel}, nil
 	default:
 		return nil, nil, &wireError{Code: CodeMethodNotFound,
 			Message: fmt.Sprintf("unknown method %.64q: use hello, submit, state or subscribe", method)}
@@ -396,4 +396,15 @@ func encodeResponse(id json.RawMessage, result any, werr *wireError) []byte {
 		return nil
 	}
 	return line
+}
+
+// wireState returns st with every sealed run history thawed, so the JSON a
+// client decodes holds all of it (a Seal does not cross the socket).
+func wireState(st *core.State) *core.State {
+	if st == nil || len(st.Sealed) == 0 {
+		return st
+	}
+	c := st.Clone()
+	c.ThawAll()
+	return c
 }
