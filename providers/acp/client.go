@@ -20,7 +20,11 @@ import (
 // thread.
 var discardLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-const maxToolText = 16 << 10
+const (
+	maxToolText = 16 << 10
+	// cutMark ends tool output that nexus cut to maxToolText bytes.
+	cutMark = "\n[... cut by nexus]"
+)
 
 // client is nexus as an ACP client: files confined to the workspace,
 // terminals, permissions as requests, updates as observations.
@@ -132,7 +136,7 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 	}
 	action := actionOf(p.ToolCall.Kind)
 	if action != "" && t.E.Turn != nil && t.E.Turn.Policy.Allows(action) {
-		if id := pick(p.Options, sdk.PermissionOptionKindAllowOnce, sdk.PermissionOptionKindAllowAlways); id != "" {
+		if id, ok := pick(p.Options, sdk.PermissionOptionKindAllowOnce, sdk.PermissionOptionKindAllowAlways); ok {
 			return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(id)}, nil
 		}
 	}
@@ -152,15 +156,16 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 	select {
 	case q := <-w.answer:
 		var id sdk.PermissionOptionId
+		var ok bool
 		switch q.Response {
 		case core.RespAllow:
-			id = pick(p.Options, sdk.PermissionOptionKindAllowOnce, sdk.PermissionOptionKindAllowAlways)
+			id, ok = pick(p.Options, sdk.PermissionOptionKindAllowOnce, sdk.PermissionOptionKindAllowAlways)
 		case core.RespAllowAlways:
-			id = pick(p.Options, sdk.PermissionOptionKindAllowAlways, sdk.PermissionOptionKindAllowOnce)
+			id, ok = pick(p.Options, sdk.PermissionOptionKindAllowAlways, sdk.PermissionOptionKindAllowOnce)
 		default:
-			id = pick(p.Options, sdk.PermissionOptionKindRejectOnce, sdk.PermissionOptionKindRejectAlways)
+			id, ok = pick(p.Options, sdk.PermissionOptionKindRejectOnce, sdk.PermissionOptionKindRejectAlways)
 		}
-		if id == "" {
+		if !ok {
 			return cancelled, nil
 		}
 		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(id)}, nil
@@ -171,15 +176,18 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 	}
 }
 
-func pick(opts []sdk.PermissionOption, kinds ...sdk.PermissionOptionKind) sdk.PermissionOptionId {
+// pick is the first option of the first kind that has one; ok is false
+// when the agent offered none of these kinds (an option id may be empty,
+// so "" cannot say that).
+func pick(opts []sdk.PermissionOption, kinds ...sdk.PermissionOptionKind) (id sdk.PermissionOptionId, ok bool) {
 	for _, k := range kinds {
 		for _, o := range opts {
 			if o.Kind == k {
-				return o.OptionId
+				return o.OptionId, true
 			}
 		}
 	}
-	return ""
+	return "", false
 }
 
 // answer delivers a resolved request to the waiting permission call.
@@ -225,7 +233,7 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	u := n.Update
 	if u.UsageUpdate != nil && u.UsageUpdate.Cost != nil {
 		s.mu.Lock()
-		s.cost = u.UsageUpdate.Cost.Amount
+		s.cost = max(u.UsageUpdate.Cost.Amount, 0)
 		s.mu.Unlock()
 	}
 	if t == nil || t.Ended() {
@@ -260,11 +268,21 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	case u.Plan != nil:
 		var items []core.PlanItem
 		for _, e := range u.Plan.Entries {
-			items = append(items, core.PlanItem{Text: e.Content, Status: string(e.Status)})
+			items = append(items, core.PlanItem{Text: e.Content, Status: planStatus(e.Status)})
 		}
 		t.Obs(core.Observation{Kind: core.ObsPlan, Items: items})
 	}
 	return nil
+}
+
+// planStatus is a plan entry's status as nexus knows it; the SDK does not
+// check the enum, and anything unknown is still to do.
+func planStatus(s sdk.PlanEntryStatus) string {
+	switch s {
+	case sdk.PlanEntryStatusInProgress, sdk.PlanEntryStatusCompleted:
+		return string(s)
+	}
+	return string(sdk.PlanEntryStatusPending)
 }
 
 // toolNode creates or updates the node of a tool call.
@@ -311,9 +329,7 @@ func (s *session) toolText(content []sdk.ToolCallContent) string {
 			b.WriteString(s.terms.output(c.Terminal.TerminalId))
 		}
 	}
-	text := strings.TrimRight(b.String(), "\n")
-	if len(text) > maxToolText {
-		text = text[:maxToolText] + "\n[... cut by nexus]"
-	}
-	return text
+	return cut(strings.TrimRight(b.String(), "\n"))
 }
+
+func cut(s string) string { return agentproc.Cut(s, maxToolText, cutMark) }

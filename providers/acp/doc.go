@@ -44,6 +44,16 @@
 // so they appear in the reply. The SDK's SetLogger races with its reader,
 // so the reader is held until the logger is set.
 //
+// Malformed messages: the SDK decodes them into its types without
+// checking enums or numbers, so the client checks what it maps.
+// FuzzACPFrames feeds the client methods what the SDK decodes from
+// arbitrary lines. No message may panic them or leave a permission call
+// waiting once its request is answered; the option chosen is one the
+// agent offered, of the kind the person asked for (an empty option id is
+// still an option); unknown plan statuses are pending; token counts are
+// kept within [0, 2^40] and a cumulative cost that goes down adds
+// nothing; tool output is cut at 16 KiB on a rune boundary.
+//
 // Questions (the unstable elicitation extension) and session/fork are not
 // used.
 package acp

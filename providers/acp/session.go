@@ -132,7 +132,9 @@ func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err err
 		close(p.cancel)
 		delete(s.perms, k)
 	}
-	cost := s.cost - s.costSeen
+	// The cost is cumulative: a lower one (a malformed or reset count)
+	// adds nothing rather than a negative amount.
+	cost := max(s.cost-s.costSeen, 0)
 	s.costSeen = s.cost
 	s.mu.Unlock()
 	if err != nil {
@@ -149,9 +151,9 @@ func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err err
 		o := core.Observation{Kind: core.ObsLLM, Key: fmt.Sprintf("acp:%s:%s", t.E.Attempt, time.Now().Format(time.RFC3339Nano)),
 			Title: s.cfg.Name, CostUSD: cost}
 		if u := resp.Usage; u != nil {
-			o.TokensIn, o.TokensOut = u.InputTokens, u.OutputTokens
+			o.TokensIn, o.TokensOut = agentproc.Count(u.InputTokens), agentproc.Count(u.OutputTokens)
 			if u.ThoughtTokens != nil {
-				o.TokensOut += *u.ThoughtTokens
+				o.TokensOut += agentproc.Count(*u.ThoughtTokens)
 			}
 		}
 		t.Obs(o)

@@ -12,6 +12,9 @@ import (
 // maxToolText bounds the tool output kept on a node.
 const maxToolText = 16 << 10
 
+// cutMark ends tool output that nexus cut to maxToolText bytes.
+const cutMark = "\n[... cut by nexus]"
+
 type block struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text"`
@@ -165,9 +168,7 @@ func (s *session) toolResults(t *agentproc.Turn, f *frame) {
 		if changed {
 			t.Obs(core.Observation{Kind: core.ObsPlan, Items: items})
 		}
-		if len(text) > maxToolText {
-			text = text[:maxToolText] + "\n[... cut by nexus]"
-		}
+		text = agentproc.Cut(text, maxToolText, cutMark)
 		t.Obs(core.Observation{Kind: core.ObsNode, Key: b.ToolUseID, Status: status, Text: orDash(text)})
 	}
 }
@@ -199,9 +200,7 @@ func resultText(raw json.RawMessage) string {
 func toolTitle(name string, in map[string]any) string {
 	for _, k := range []string{"command", "file_path", "path", "pattern", "url", "description", "query", "subject"} {
 		if v, ok := in[k].(string); ok && v != "" {
-			if len(v) > 120 {
-				v = v[:120] + "..."
-			}
+			v = agentproc.Cut(v, 120, "...")
 			return name + ": " + v
 		}
 	}

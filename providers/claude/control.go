@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/nexus-tui/nexus/core"
-	"github.com/nexus-tui/nexus/providers/agentproc"
 )
 
 type controlReq struct {
@@ -44,12 +43,12 @@ func (s *session) controlResponse(f *frame) {
 // controlRequest handles what the CLI asks nexus: can_use_tool becomes an
 // approval, or a question for AskUserQuestion; anything else is answered
 // with an error so the CLI never waits on nexus for ever.
-func (s *session) controlRequest(p *agentproc.Proc, f *frame) {
+func (s *session) controlRequest(w lineWriter, f *frame) {
 	var r controlReq
 	_ = json.Unmarshal(f.Request, &r)
 	t := s.current()
 	if r.Subtype != "can_use_tool" || t == nil || t.Ended() {
-		reply(p, f.RequestID, nil, fmt.Sprintf("nexus does not handle %q here", r.Subtype))
+		reply(w, f.RequestID, nil, fmt.Sprintf("nexus does not handle %q here", r.Subtype))
 		return
 	}
 	q := &permReq{id: f.RequestID, tool: r.ToolName, action: actionOf(r.ToolName), input: r.Input}
@@ -63,7 +62,7 @@ func (s *session) controlRequest(p *agentproc.Proc, f *frame) {
 	}
 	s.mu.Unlock()
 	if auto {
-		reply(p, q.id, map[string]any{"behavior": "allow", "updatedInput": q.input}, "")
+		reply(w, q.id, map[string]any{"behavior": "allow", "updatedInput": q.input}, "")
 		return
 	}
 	if r.ToolName == "AskUserQuestion" {
@@ -97,34 +96,39 @@ func (s *session) answer(e core.Effect) {
 		s.out.Done(e, "missed", "Claude Code no longer waits for this request")
 		return
 	}
-	var resp map[string]any
-	switch e.Request.Response {
-	case core.RespAllow, core.RespAllowAlways:
-		resp = map[string]any{"behavior": "allow", "updatedInput": q.input}
-	case core.RespAnswer:
-		in := map[string]any{}
-		for k, v := range q.input {
-			in[k] = v
-		}
-		in["answers"] = answers(q.input, e.Request.Answer)
-		resp = map[string]any{"behavior": "allow", "updatedInput": in}
-	default:
-		resp = map[string]any{"behavior": "deny", "message": "The user denied this in nexus."}
-	}
-	if err := reply(p, q.id, resp, ""); err != nil {
+	if err := reply(p, q.id, response(q, *e.Request), ""); err != nil {
 		s.out.Done(e, "failed", err.Error())
 		return
 	}
 	s.out.Done(e, "completed", "")
 }
 
-func reply(p *agentproc.Proc, id string, resp map[string]any, errText string) error {
+// response is the CLI's answer to a can_use_tool request: allow with the
+// input it asked about (plus the answers, for a question), or deny.
+func response(q *permReq, r core.Request) map[string]any {
+	switch r.Response {
+	case core.RespAllow, core.RespAllowAlways:
+		return map[string]any{"behavior": "allow", "updatedInput": q.input}
+	case core.RespAnswer:
+		in := map[string]any{}
+		for k, v := range q.input {
+			in[k] = v
+		}
+		in["answers"] = answers(q.input, r.Answer)
+		return map[string]any{"behavior": "allow", "updatedInput": in}
+	}
+	return map[string]any{"behavior": "deny", "message": "The user denied this in nexus."}
+}
+
+// reply answers a control request of the CLI: a success with resp, or an
+// error with errText when it is set.
+func reply(w lineWriter, id string, resp map[string]any, errText string) error {
 	body := map[string]any{"subtype": "success", "request_id": id, "response": resp}
 	if errText != "" {
 		body = map[string]any{"subtype": "error", "request_id": id, "error": errText}
 	}
 	b, _ := json.Marshal(map[string]any{"type": "control_response", "response": body})
-	return p.WriteLine(b)
+	return w.WriteLine(b)
 }
 
 type question struct {

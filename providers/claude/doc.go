@@ -50,6 +50,14 @@
 // with a warning on the thread. --fork-session is not wired: a forked
 // thread starts a new session with the fork's history (Caps.Fork false).
 //
+// Malformed output: session.line maps one stdout line with no process
+// behind it (control responses go to a lineWriter), and FuzzClaudeFrames
+// drives it with arbitrary lines. No line may panic it; every control
+// request is answered at once or becomes exactly one request, and
+// allowing it sends back the very input the CLI asked about; token counts
+// are kept within [0, 2^40] and cost and duration are never negative;
+// titles and tool output are cut on a rune boundary.
+//
 // Requests do not survive the process (DurableRequests false): a host
 // that exits with a pending approval leaves it not_resumable. Keep a host
 // running (`nexus serve` or the TUI) to answer external agents.

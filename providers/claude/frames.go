@@ -54,25 +54,48 @@ func (s *session) read(p *agentproc.Proc, gone chan struct{}) {
 	defer close(gone)
 	sc := agentproc.Lines(p.Stdout())
 	for sc.Scan() {
-		line := sc.Bytes()
-		var f frame
-		if err := json.Unmarshal(line, &f); err != nil || f.Type == "" {
-			if s.garbageLine(line) {
-				p.Stop(nil, 0, s.cfg.Settings.Term)
-				break
-			}
-			continue
+		if s.line(p, sc.Bytes()) {
+			p.Stop(nil, 0, s.cfg.Settings.Term)
+			break
 		}
-		s.mu.Lock()
-		s.garbage = 0
-		s.mu.Unlock()
-		s.frame(p, &f)
 	}
 	if err := sc.Err(); err != nil {
 		s.warn(fmt.Sprintf("%s: reading its output failed (%v); stopping it", s.cfg.Name, err))
 		p.Stop(nil, 0, s.cfg.Settings.Term)
 	}
 	s.died(p)
+}
+
+// lineWriter is where lines to the CLI go: its stdin (*agentproc.Proc),
+// or a recorder in tests.
+type lineWriter interface {
+	WriteLine(b []byte) error
+}
+
+// decodeFrame decodes one stdout line; ok is false for anything that is
+// not stream-json (not JSON, or JSON without a type).
+func decodeFrame(line []byte) (f *frame, ok bool) {
+	f = &frame{}
+	if err := json.Unmarshal(line, f); err != nil || f.Type == "" {
+		return nil, false
+	}
+	return f, true
+}
+
+// line handles one line of the CLI's stdout, answering control requests
+// on w. It needs no process, so tests and fuzzing drive it directly. It
+// reports whether the process should be given up on (too many lines in a
+// row that are not stream-json).
+func (s *session) line(w lineWriter, b []byte) bool {
+	f, ok := decodeFrame(b)
+	if !ok {
+		return s.garbageLine(b)
+	}
+	s.mu.Lock()
+	s.garbage = 0
+	s.mu.Unlock()
+	s.frame(w, f)
+	return false
 }
 
 // garbageLine reports a line that is not stream-json; it returns true when
@@ -119,8 +142,9 @@ func (s *session) current() *agentproc.Turn {
 	return s.turn
 }
 
-// frame maps one frame to observations.
-func (s *session) frame(p *agentproc.Proc, f *frame) {
+// frame maps one frame to observations; control requests are answered
+// on w.
+func (s *session) frame(w lineWriter, f *frame) {
 	t := s.current()
 	if t != nil {
 		t.Kick()
@@ -129,7 +153,7 @@ func (s *session) frame(p *agentproc.Proc, f *frame) {
 	case "control_response":
 		s.controlResponse(f)
 	case "control_request":
-		s.controlRequest(p, f)
+		s.controlRequest(w, f)
 	case "control_cancel_request":
 		s.mu.Lock()
 		delete(s.reqs, f.RequestID)
@@ -193,8 +217,8 @@ func (s *session) result(t *agentproc.Turn, f *frame) {
 	model := s.model
 	s.mu.Unlock()
 	t.Obs(core.Observation{Kind: core.ObsLLM, Key: "claude:" + f.SessionID + ":" + f.UUID, Title: "claude " + model,
-		TokensIn: f.Usage.In + f.Usage.CacheCreate + f.Usage.CacheRead, TokensOut: f.Usage.Out, CostUSD: f.CostUSD,
-		DurationMS: f.DurationMS})
+		TokensIn: agentproc.Count(f.Usage.In) + agentproc.Count(f.Usage.CacheCreate) + agentproc.Count(f.Usage.CacheRead), TokensOut: agentproc.Count(f.Usage.Out),
+		CostUSD: max(f.CostUSD, 0), DurationMS: max(f.DurationMS, 0)})
 	s.mu.Lock()
 	s.pending--
 	s.lastRes = f

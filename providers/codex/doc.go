@@ -38,6 +38,13 @@
 // the process is stopped, which ends the turn; no thread/resume → a new
 // thread with the history. thread/fork and thread/revert are not wired.
 //
+// Malformed output: session.line maps one stdout line with no process
+// behind it (replies go to a lineWriter), and FuzzCodexFrames drives it
+// with arbitrary lines. No line may panic it; every server request is
+// answered at once or becomes exactly one request; token counts are kept
+// within [0, 2^40], so a bad frame cannot lower a thread's totals or its
+// spent budget; tool output is cut at 16 KiB on a rune boundary.
+//
 // Codex reads its model provider from $CODEX_HOME/config.toml; nexus
 // passes no configuration of its own besides cwd and NEXUS_CODEX_MODEL.
 package codex

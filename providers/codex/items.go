@@ -12,6 +12,8 @@ import (
 const (
 	maxGarbage  = 50
 	maxToolText = 16 << 10
+	// cutMark ends tool output that nexus cut to maxToolText bytes.
+	cutMark = "\n[... cut by nexus]"
 )
 
 // read decodes the app-server's stdout until it closes.
@@ -19,28 +21,9 @@ func (s *session) read(p *agentproc.Proc, r *rpc, gone chan struct{}) {
 	defer close(gone)
 	sc := agentproc.Lines(p.Stdout())
 	for sc.Scan() {
-		var m msg
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || (m.Method == "" && m.ID == nil) {
-			if s.garbageLine(sc.Bytes()) {
-				p.Stop(nil, 0, s.cfg.Settings.Term)
-				break
-			}
-			continue
-		}
-		s.mu.Lock()
-		s.garbage = 0
-		t := s.turn
-		s.mu.Unlock()
-		if t != nil {
-			t.Kick()
-		}
-		switch {
-		case m.Method == "" && m.ID != nil:
-			r.deliver(m)
-		case m.ID != nil:
-			s.serverRequest(r, m)
-		default:
-			s.notification(m)
+		if s.line(r, sc.Bytes()) {
+			p.Stop(nil, 0, s.cfg.Settings.Term)
+			break
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -48,6 +31,34 @@ func (s *session) read(p *agentproc.Proc, r *rpc, gone chan struct{}) {
 		p.Stop(nil, 0, s.cfg.Settings.Term)
 	}
 	s.died(p, r)
+}
+
+// line handles one line of the app-server's stdout: a response to one of
+// our calls, a server request or a notification. It needs no process,
+// only the rpc to answer on, so tests and fuzzing drive it directly. It
+// reports whether the process should be given up on (too many lines in a
+// row that are not JSON-RPC).
+func (s *session) line(r *rpc, b []byte) bool {
+	m, ok := decodeFrame(b)
+	if !ok {
+		return s.garbageLine(b)
+	}
+	s.mu.Lock()
+	s.garbage = 0
+	t := s.turn
+	s.mu.Unlock()
+	if t != nil {
+		t.Kick()
+	}
+	switch {
+	case m.Method == "" && m.ID != nil:
+		r.deliver(m)
+	case m.ID != nil:
+		s.serverRequest(r, m)
+	default:
+		s.notification(m)
+	}
+	return false
 }
 
 func (s *session) garbageLine(line []byte) bool {
@@ -169,7 +180,7 @@ func (s *session) notification(m msg) {
 		n := s.usageN
 		s.mu.Unlock()
 		t.Obs(core.Observation{Kind: core.ObsLLM, Key: fmt.Sprintf("codex:%s:%d", p.TurnID, n), Title: "codex",
-			TokensIn: p.TokenUsage.Last.In, TokensOut: p.TokenUsage.Last.Out + p.TokenUsage.Last.Reason})
+			TokensIn: agentproc.Count(p.TokenUsage.Last.In), TokensOut: agentproc.Count(p.TokenUsage.Last.Out) + agentproc.Count(p.TokenUsage.Last.Reason)})
 	case "warning", "configWarning":
 		if p.Message != "" {
 			t.Obs(core.Observation{Kind: core.ObsWarning, Text: "codex: " + p.Message})
@@ -250,14 +261,15 @@ func (s *session) itemCompleted(t *agentproc.Turn, it item) {
 	for _, c := range it.Changes {
 		text += c.Path + "\n" + c.Diff
 	}
-	if len(text) > maxToolText {
-		text = text[:maxToolText] + "\n[... cut by nexus]"
-	}
 	if text == "" {
 		text = it.Status
 	}
+	text = cut(text)
 	t.Obs(core.Observation{Kind: core.ObsNode, Key: it.ID, NodeKind: core.NodeToolCall, Status: status, Title: title, Text: text})
 }
+
+// cut bounds tool output to maxToolText bytes on a rune boundary.
+func cut(s string) string { return agentproc.Cut(s, maxToolText, cutMark) }
 
 // itemTitle names the tool items that become nodes.
 func itemTitle(it item) (string, bool) {

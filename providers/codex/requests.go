@@ -77,7 +77,7 @@ func (s *session) serverRequest(r *rpc, m msg) {
 	if o.Action != "" && t.E.Turn != nil && t.E.Turn.Policy.Allows(o.Action) {
 		// The thread lets the agent do this without asking (--yes or
 		// an earlier "allow always").
-		_ = r.reply(m.ID, map[string]any{"decision": "accept"})
+		_ = r.reply(m.ID, map[string]any{"decision": decision(m.Method, core.RespAllow)})
 		return
 	}
 	s.mu.Lock()
@@ -102,7 +102,6 @@ func (s *session) answer(e core.Effect) {
 		return
 	}
 	var result any
-	legacy := q.method == "execCommandApproval" || q.method == "applyPatchApproval"
 	switch {
 	case q.method == "item/tool/requestUserInput":
 		lines := strings.Split(strings.TrimSpace(e.Request.Answer), "\n")
@@ -115,28 +114,33 @@ func (s *session) answer(e core.Effect) {
 			answers[id] = map[string]any{"answers": []string{strings.TrimSpace(a)}}
 		}
 		result = map[string]any{"answers": answers}
-	case legacy:
-		d := "denied"
-		switch e.Request.Response {
-		case core.RespAllow:
-			d = "approved"
-		case core.RespAllowAlways:
-			d = "approved_for_session"
-		}
-		result = map[string]any{"decision": d}
 	default:
-		d := "decline"
-		switch e.Request.Response {
-		case core.RespAllow:
-			d = "accept"
-		case core.RespAllowAlways:
-			d = "acceptForSession"
-		}
-		result = map[string]any{"decision": d}
+		result = map[string]any{"decision": decision(q.method, e.Request.Response)}
 	}
 	if err := r.reply(q.id, result); err != nil {
 		s.out.Done(e, "failed", err.Error())
 		return
 	}
 	s.out.Done(e, "completed", "")
+}
+
+// decision answers an approval in its method's vocabulary: the older
+// execCommandApproval and applyPatchApproval take approved,
+// approved_for_session or denied; the item/* methods take accept,
+// acceptForSession or decline.
+func decision(method, response string) string {
+	legacy := method == "execCommandApproval" || method == "applyPatchApproval"
+	switch {
+	case response == core.RespAllow && legacy:
+		return "approved"
+	case response == core.RespAllow:
+		return "accept"
+	case response == core.RespAllowAlways && legacy:
+		return "approved_for_session"
+	case response == core.RespAllowAlways:
+		return "acceptForSession"
+	case legacy:
+		return "denied"
+	}
+	return "decline"
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-
-	"github.com/nexus-tui/nexus/providers/agentproc"
 )
 
 // errMethodNotFound is JSON-RPC's "method not found": the installed Codex
@@ -24,6 +22,16 @@ type msg struct {
 	Error  *rpcError       `json:"error,omitempty"`
 }
 
+// decodeFrame decodes one line of the app-server's stdout; ok is false
+// for anything that is not a JSON-RPC message (not JSON, or JSON with
+// neither a method nor an id).
+func decodeFrame(line []byte) (m msg, ok bool) {
+	if err := json.Unmarshal(line, &m); err != nil || (m.Method == "" && m.ID == nil) {
+		return msg{}, false
+	}
+	return m, true
+}
+
 type rpcError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
@@ -31,15 +39,22 @@ type rpcError struct {
 
 func (e *rpcError) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
 
+// lineWriter is where frames to the app-server go: the process's stdin
+// (*agentproc.Proc), or a recorder in tests.
+type lineWriter interface {
+	WriteLine(b []byte) error
+}
+
 // rpc tracks our requests to the app-server and their responses.
 type rpc struct {
-	p       *agentproc.Proc
+	w       lineWriter
 	mu      sync.Mutex
 	next    int
 	pending map[string]chan msg
 }
 
-func newRPC(p *agentproc.Proc) *rpc { return &rpc{p: p, pending: map[string]chan msg{}} }
+// newRPC tracks the calls written to w.
+func newRPC(w lineWriter) *rpc { return &rpc{w: w, pending: map[string]chan msg{}} }
 
 // call sends a request; the channel gets its response, or is closed if the
 // process ends first.
@@ -51,7 +66,7 @@ func (r *rpc) call(method string, params any) <-chan msg {
 	r.pending[id] = ch
 	r.mu.Unlock()
 	b, _ := json.Marshal(map[string]any{"id": r.next, "method": method, "params": params})
-	if err := r.p.WriteLine(b); err != nil {
+	if err := r.w.WriteLine(b); err != nil {
 		r.mu.Lock()
 		delete(r.pending, id)
 		r.mu.Unlock()
@@ -66,18 +81,18 @@ func (r *rpc) notify(method string, params any) error {
 		m["params"] = params
 	}
 	b, _ := json.Marshal(m)
-	return r.p.WriteLine(b)
+	return r.w.WriteLine(b)
 }
 
 // reply answers a server request.
 func (r *rpc) reply(id json.RawMessage, result any) error {
 	b, _ := json.Marshal(map[string]any{"id": id, "result": result})
-	return r.p.WriteLine(b)
+	return r.w.WriteLine(b)
 }
 
 func (r *rpc) replyError(id json.RawMessage, code int, text string) error {
 	b, _ := json.Marshal(map[string]any{"id": id, "error": map[string]any{"code": code, "message": text}})
-	return r.p.WriteLine(b)
+	return r.w.WriteLine(b)
 }
 
 // deliver routes a response to its caller; false if nobody waits for it.
