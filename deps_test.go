@@ -35,6 +35,7 @@ func TestImportRules(t *testing.T) {
 		allowedExt []string
 	}{
 		{pkg: "core", stdOnly: true},
+		{pkg: "internal/journalgen", stdOnly: true},
 		{pkg: "store", forbidden: []string{"providers", "workers", "tui", "themes", "core/api"}},
 		{pkg: "providers", forbidden: []string{"store", "tui", "themes"}},
 		{pkg: "workers", forbidden: []string{"store", "providers", "tui", "themes"}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/nexus-tui/nexus/internal/journalgen"
 	"reflect"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func exportT(t *testing.T, s *Store) []byte {
 
 func TestExportImportRoundTrip(t *testing.T) {
 	src := openT(t, t.TempDir())
-	appendAll(t, src, newGen(41).commits(3000), 25)
+	appendAll(t, src, journalgen.New(41).Commits(3000), 25)
 	archive := exportT(t, src)
 	if !strings.HasPrefix(string(archive), ArchiveHeader) {
 		t.Fatalf("archive starts %q", archive[:30])
@@ -53,7 +54,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Fatal("exporting the imported journal gives a different archive")
 	}
 	// The imported journal takes appends where the archive ended.
-	more := flatten(newGen(41).commits(3001))[3000:]
+	more := journalgen.Flatten(journalgen.New(41).Commits(3001))[3000:]
 	if err := dst.Append(context.Background(), []core.Commit{{Events: more}}); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 func TestImportRefusesBadArchivesAndWritesNothing(t *testing.T) {
 	src := openT(t, t.TempDir())
-	appendAll(t, src, newGen(42).commits(200), 10)
+	appendAll(t, src, journalgen.New(42).Commits(200), 10)
 	good := exportT(t, src)
 
 	const endFrame = 4 + 1 + 2 + 2 + hashSize // length, array(2), uint8 200, bin8 header, hash

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"github.com/nexus-tui/nexus/internal/journalgen"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -109,7 +110,7 @@ func percentile(d []time.Duration, p int) time.Duration {
 
 // event256 returns a realistic event that encodes to about 256 bytes.
 func event256() core.Event {
-	for _, ev := range flatten(newGen(9).commits(500)) {
+	for _, ev := range journalgen.Flatten(journalgen.New(9).Commits(500)) {
 		if n := len(appendEvent(nil, &ev)); n >= 250 && n <= 262 {
 			return ev
 		}
@@ -152,7 +153,7 @@ func BenchmarkConcurrentAppend64(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	evs := flatten(newGen(10).commits(b.N))
+	evs := journalgen.Flatten(journalgen.New(10).Commits(b.N))
 	st0 := s.Stats()
 	var mu sync.Mutex
 	next := 0
@@ -224,14 +225,14 @@ func buildJournal(b *testing.B, n, snapAt uint64) *journal {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	g := newGen(2024)
+	g := journalgen.New(2024)
 	st := core.NewState()
 	for s.Last() < n {
 		batch := min(10000, n-s.Last())
 		if s.Last() < snapAt {
 			batch = min(batch, snapAt-s.Last())
 		}
-		cs := g.commits(int(batch))
+		cs := g.Commits(int(batch))
 		if err := s.Append(context.Background(), cs); err != nil {
 			b.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"github.com/nexus-tui/nexus/internal/journalgen"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -62,7 +63,7 @@ func short(v any) string {
 }
 
 func TestEventCodecMatchesReflection(t *testing.T) {
-	for _, ev := range flatten(newGen(1).commits(3000)) {
+	for _, ev := range journalgen.Flatten(journalgen.New(1).Commits(3000)) {
 		checkEvent(t, &ev)
 	}
 }
@@ -175,7 +176,7 @@ func TestStateCodecMatchesReflection(t *testing.T) {
 }
 
 func TestDecodeRefusesGarbage(t *testing.T) {
-	good := appendEvent(nil, &flatten(newGen(2).commits(1))[0])
+	good := appendEvent(nil, &journalgen.Flatten(journalgen.New(2).Commits(1))[0])
 	cases := map[string][]byte{
 		"empty":          {},
 		"nil":            {0xc0},
@@ -199,7 +200,7 @@ func TestDecodeRefusesGarbage(t *testing.T) {
 // panic; whatever it accepts must re-encode to bytes that both codecs read
 // back to the same event.
 func FuzzDecodeEvent(f *testing.F) {
-	for _, ev := range flatten(newGen(7).commits(8)) {
+	for _, ev := range journalgen.Flatten(journalgen.New(7).Commits(8)) {
 		f.Add(appendEvent(nil, &ev))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

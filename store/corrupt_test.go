@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/nexus-tui/nexus/internal/journalgen"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,7 +64,7 @@ func TestFlippedByteIsFoundAndRepaired(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			appendAll(t, s, newGen(21).commits(5000), 50)
+			appendAll(t, s, journalgen.New(21).Commits(5000), 50)
 			if err := s.SaveSnapshot(stateAt(t, s, 4000)); err != nil {
 				t.Fatal(err)
 			}
@@ -132,7 +133,7 @@ func TestFlippedByteIsFoundAndRepaired(t *testing.T) {
 				t.Fatalf("Last after repair = %d", s.Last())
 			}
 			// The repaired journal takes appends again from the cut.
-			more := flatten(newGen(21).commits(bad))[bad-1:]
+			more := journalgen.Flatten(journalgen.New(21).Commits(bad))[bad-1:]
 			if err := s.Append(context.Background(), []core.Commit{{Events: more}}); err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +147,7 @@ func TestMetaDisagreeingWithEventsFailsOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	appendAll(t, s, newGen(22).commits(100), 10)
+	appendAll(t, s, journalgen.New(22).Commits(100), 10)
 	s.Close()
 	rawUpdate(t, dir, func(tx *bolt.Tx) error { return tx.Bucket(bucketEvents).Delete(seqKey(100)) })
 	_, err = Open(dir, Options{})
@@ -170,7 +171,7 @@ func TestRepairLeavesHealthyJournalAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	appendAll(t, s, newGen(23).commits(50), 10)
+	appendAll(t, s, journalgen.New(23).Commits(50), 10)
 	s.Close()
 	res, err := Repair(context.Background(), dir, Options{})
 	if err != nil || !res.Before.OK || res.Backup != "" || res.After.LastSeq != 50 {

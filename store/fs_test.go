@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nexus-tui/nexus/internal/journalgen"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,10 +61,9 @@ func writerChild(dir string) int {
 		fmt.Println("open:", err)
 		return 1
 	}
-	g := newGen(uint64(s.Last()) + 77)
-	g.seq = s.Last()
+	g := journalgen.New(uint64(s.Last()) + 77).From(s.Last())
 	for {
-		c := g.next()
+		c := g.Next()
 		if err := s.Append(context.Background(), []core.Commit{c}); err != nil {
 			fmt.Println("append:", err)
 			return 1

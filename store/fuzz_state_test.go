@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"github.com/nexus-tui/nexus/internal/journalgen"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 func FuzzDecodeState(f *testing.F) {
 	for _, n := range []int{0, 1, 5, 20} {
 		st := core.NewState()
-		for _, ev := range flatten(newGen(uint64(n)).commits(n)) {
+		for _, ev := range journalgen.Flatten(journalgen.New(uint64(n)).Commits(n)) {
 			if err := st.Apply(&ev); err != nil {
 				f.Fatal(err)
 			}
@@ -74,7 +75,7 @@ func hangGuard(what string) func() {
 // re-encode to bytes that decode to the same history.
 func FuzzDecodeSealed(f *testing.F) {
 	st := core.NewState()
-	for _, ev := range flatten(newGen(7).commits(400)) {
+	for _, ev := range journalgen.Flatten(journalgen.New(7).Commits(400)) {
 		if err := st.Apply(&ev); err != nil {
 			f.Fatal(err)
 		}

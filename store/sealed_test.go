@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/nexus-tui/nexus/internal/journalgen"
 	"maps"
 	"slices"
 	"strings"
@@ -56,7 +57,7 @@ func TestSealedRunsLoadLazilyAndMatchReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	appendAll(t, s, newGen(41).commits(3000), 20)
+	appendAll(t, s, journalgen.New(41).Commits(3000), 20)
 	full := stateAt(t, s, s.Last())
 	if err := s.SaveSnapshot(full.Clone()); err != nil {
 		t.Fatal(err)
@@ -109,7 +110,7 @@ func TestDamagedSealedRunIsFoundAndRepaired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	appendAll(t, s, newGen(43).commits(2000), 20)
+	appendAll(t, s, journalgen.New(43).Commits(2000), 20)
 	last := s.Last()
 	full := stateAt(t, s, last)
 	if err := s.SaveSnapshot(full.Clone()); err != nil {

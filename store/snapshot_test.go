@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"github.com/nexus-tui/nexus/internal/journalgen"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -32,7 +33,7 @@ func TestSnapshotsKeepTwoAndFallBack(t *testing.T) {
 	if st, err := s.LoadSnapshot(); err != nil || st != nil {
 		t.Fatalf("empty journal LoadSnapshot = %v, %v", st != nil, err)
 	}
-	cs := newGen(31).commits(600)
+	cs := journalgen.New(31).Commits(600)
 	appendAll(t, s, cs, 10)
 	for _, seq := range []uint64{100, 200, 300, 400} {
 		if err := s.SaveSnapshot(stateAt(t, s, seq)); err != nil {
@@ -97,12 +98,12 @@ func TestSnapshotPlusTailEqualsFullReplay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := newGen(seed * 1000)
+		g := journalgen.New(seed * 1000)
 		full := core.NewState()
 		for round := 0; round < 8; round++ {
-			cs := g.commits(50 + rnd.IntN(400))
+			cs := g.Commits(50 + rnd.IntN(400))
 			appendAll(t, s, cs, 1+rnd.IntN(20))
-			for _, ev := range flatten(cs) {
+			for _, ev := range journalgen.Flatten(cs) {
 				if err := full.Apply(&ev); err != nil {
 					t.Fatal(err)
 				}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"github.com/nexus-tui/nexus/internal/journalgen"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -60,12 +61,12 @@ func txID(t testing.TB, s *Store) int {
 
 func TestAppendReadRoundTrip(t *testing.T) {
 	s := openT(t, t.TempDir())
-	cs := newGen(11).commits(700)
+	cs := journalgen.New(11).Commits(700)
 	appendAll(t, s, cs, 5)
 	if got := s.Last(); got != 700 {
 		t.Fatalf("Last = %d, want 700", got)
 	}
-	want := flatten(cs)
+	want := journalgen.Flatten(cs)
 	if got := readAll(t, s, 0); !reflect.DeepEqual(got, want) {
 		t.Fatalf("read back %d events that differ from the %d appended", len(got), len(want))
 	}
@@ -83,7 +84,7 @@ func TestAppendReadRoundTrip(t *testing.T) {
 func TestConcurrentAppendersShareFsyncs(t *testing.T) {
 	s := openT(t, t.TempDir())
 	const writers, each = 64, 20
-	evs := flatten(newGen(12).commits(writers * each))
+	evs := journalgen.Flatten(journalgen.New(12).Commits(writers * each))
 	tx0 := txID(t, s)
 
 	var mu sync.Mutex // orders seq assignment with Enqueue, as the Runner would
@@ -133,7 +134,7 @@ func TestConcurrentAppendersShareFsyncs(t *testing.T) {
 
 func TestSeqMismatchWritesNothing(t *testing.T) {
 	s := openT(t, t.TempDir())
-	cs := newGen(13).commits(10)
+	cs := journalgen.New(13).Commits(10)
 	appendAll(t, s, cs[:1], 1)
 	n := s.Last()
 	bad := []core.Commit{{Events: []core.Event{{Seq: n + 2, ID: "x", Type: core.EvRuntimeWarning}}}}
@@ -152,7 +153,7 @@ func TestSeqMismatchWritesNothing(t *testing.T) {
 
 func TestFailedTransactionFailsEveryCallerAndWritesNothing(t *testing.T) {
 	s := openT(t, t.TempDir())
-	evs := flatten(newGen(14).commits(6))
+	evs := journalgen.Flatten(journalgen.New(14).Commits(6))
 	diskFull := errors.New("no space left on device")
 	entered, release := make(chan struct{}), make(chan struct{})
 	calls := 0
@@ -204,7 +205,7 @@ func TestFailedTransactionFailsEveryCallerAndWritesNothing(t *testing.T) {
 
 func TestReopenSeesEverything(t *testing.T) {
 	dir := t.TempDir()
-	cs := newGen(15).commits(300)
+	cs := journalgen.New(15).Commits(300)
 	s, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +226,7 @@ func TestReopenSeesEverything(t *testing.T) {
 		t.Fatalf("reopened Last = %d, want %d", s.Last(), n)
 	}
 	appendAll(t, s, cs[50:], 9)
-	if got := readAll(t, s, 1); !reflect.DeepEqual(got, flatten(cs)) {
+	if got := readAll(t, s, 1); !reflect.DeepEqual(got, journalgen.Flatten(cs)) {
 		t.Fatal("events after reopen differ")
 	}
 }
@@ -236,7 +237,7 @@ func TestReopenSeesEverything(t *testing.T) {
 // would deadlock.
 func TestReadDoesNotHoldTheJournal(t *testing.T) {
 	s := openT(t, t.TempDir())
-	cs := newGen(16).commits(20)
+	cs := journalgen.New(16).Commits(20)
 	appendAll(t, s, cs, 100)
 	next := s.Last() + 1
 	done := make(chan error, 1)

@@ -1,4 +1,4 @@
-package store
+package journalgen
 
 import (
 	"fmt"
@@ -8,25 +8,35 @@ import (
 	"github.com/nexus-tui/nexus/core"
 )
 
-// gen produces plausible journals: threads whose runs go through the
+// Gen produces plausible journals: threads whose runs go through the
 // shapes core's decider emits (receipt, queued, running, attempt, session,
 // root node, streamed text, tool calls with two-phase effects, plans,
 // approvals, checkpoints, completion), interleaved across threads, with
 // entities upserted by id as the projection expects.
-type gen struct {
+type Gen struct {
 	rnd     *rand.Rand
 	seq     uint64
 	now     int64
 	threads []*gthread
+	// Wide journals (NewWide): up to max threads, a new one about every
+	// newEvery commits; only the newest window threads take new runs and
+	// a thread leaving the window finishes its run first (draining).
+	max, newEvery int
+	draining      []*gthread
 }
+
+// window is how many threads of a wide journal are active at once.
+const window = 12
 
 type gthread struct {
 	t       *core.Thread
 	pending [][]core.Event // commits of the current run, seqs not yet assigned
 }
 
-func newGen(seed uint64) *gen {
-	return &gen{rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), now: 1_760_000_000_000_000_000}
+// New returns a generator of a journal with up to 12 threads, all
+// interleaved.
+func New(seed uint64) *Gen {
+	return &Gen{rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), now: 1_760_000_000_000_000_000}
 }
 
 var words = strings.Fields(`the test suite passes after the change to the parser; I read README.md
@@ -34,7 +44,7 @@ and main.go, then ran go test ./... which reported two failures in store/journal
 because the fixture path was relative. Next I will update the helper, rerun the tests,
 and summarize what changed in notes.txt for the reviewer before asking for approval`)
 
-func (g *gen) text(min, max int) string {
+func (g *Gen) text(min, max int) string {
 	n := min + g.rnd.IntN(max-min+1)
 	var b strings.Builder
 	for b.Len() < n {
@@ -46,7 +56,7 @@ func (g *gen) text(min, max int) string {
 	return b.String()[:n]
 }
 
-func (g *gen) hex(n int) string {
+func (g *Gen) hex(n int) string {
 	const digits = "0123456789abcdef"
 	b := make([]byte, n)
 	for i := range b {
@@ -55,17 +65,35 @@ func (g *gen) hex(n int) string {
 	return string(b)
 }
 
-func (g *gen) tick() int64 {
+func (g *Gen) tick() int64 {
 	g.now += int64(1+g.rnd.IntN(900)) * 1_000_000
 	return g.now
 }
 
-// next returns the next commit, seqs assigned.
-func (g *gen) next() core.Commit {
+// From makes the next commit's first seq last+1, to continue a journal.
+func (g *Gen) From(last uint64) *Gen {
+	g.seq = last
+	return g
+}
+
+// NewWide returns a generator of a journal with up to threads threads,
+// like a long-lived state dir: a new thread about every newEvery commits,
+// 12 of them active at a time, the older ones idle with finished runs.
+func NewWide(seed uint64, threads, newEvery int) *Gen {
+	g := New(seed)
+	g.max, g.newEvery = threads, max(1, newEvery)
+	return g
+}
+
+// Next returns the next commit, seqs assigned.
+func (g *Gen) Next() core.Commit {
 	var th *gthread
-	if len(g.threads) < 2 || (len(g.threads) < 12 && g.rnd.IntN(40) == 0) {
+	switch {
+	case g.max > 0:
+		th = g.wideThread()
+	case len(g.threads) < 2 || (len(g.threads) < 12 && g.rnd.IntN(40) == 0):
 		th = g.newThread()
-	} else {
+	default:
 		th = g.threads[g.rnd.IntN(len(g.threads))]
 	}
 	if len(th.pending) == 0 {
@@ -82,11 +110,32 @@ func (g *gen) next() core.Commit {
 	return core.Commit{Command: evs[0].Causation, Events: evs}
 }
 
-// commits returns commits holding exactly the next n events.
-func (g *gen) commits(n int) []core.Commit {
+// wideThread picks the thread of the next commit of a wide journal.
+func (g *Gen) wideThread() *gthread {
+	for len(g.draining) > 0 {
+		if th := g.draining[0]; len(th.pending) > 0 {
+			return th
+		}
+		g.draining = g.draining[1:]
+	}
+	if len(g.threads) < 2 || (len(g.threads) < g.max && g.rnd.IntN(g.newEvery) == 0) {
+		th := g.newThread()
+		if n := len(g.threads); n > window {
+			if old := g.threads[n-window-1]; len(old.pending) > 0 {
+				g.draining = append(g.draining, old)
+			}
+		}
+		return th
+	}
+	active := g.threads[max(0, len(g.threads)-window):]
+	return active[g.rnd.IntN(len(active))]
+}
+
+// Commits returns commits holding exactly the next n events.
+func (g *Gen) Commits(n int) []core.Commit {
 	var out []core.Commit
 	for total := 0; total < n; {
-		c := g.next()
+		c := g.Next()
 		if total+len(c.Events) > n {
 			// Cut the last commit so the count is exact; its events stay valid.
 			c.Events = c.Events[:n-total]
@@ -98,7 +147,8 @@ func (g *gen) commits(n int) []core.Commit {
 	return out
 }
 
-func flatten(cs []core.Commit) []core.Event {
+// Flatten returns the events of commits in order.
+func Flatten(cs []core.Commit) []core.Event {
 	var out []core.Event
 	for _, c := range cs {
 		out = append(out, c.Events...)
@@ -106,7 +156,7 @@ func flatten(cs []core.Commit) []core.Event {
 	return out
 }
 
-func (g *gen) newThread() *gthread {
+func (g *Gen) newThread() *gthread {
 	id := "t" + g.hex(6)
 	t := &core.Thread{ID: id, Title: g.text(8, 40), Provider: "builtin", Status: core.ThreadIdle,
 		Caps:      core.Capabilities{Steer: true, Interrupt: true, Resume: true, Fork: true, Approvals: true, Plans: true},
@@ -123,7 +173,7 @@ func (g *gen) newThread() *gthread {
 }
 
 // run returns the commits of one run of th.
-func (g *gen) run(th *gthread) [][]core.Event {
+func (g *Gen) run(th *gthread) [][]core.Event {
 	t := *th.t
 	t.Runs++
 	t.Status = core.ThreadRunning
