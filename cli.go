@@ -45,6 +45,10 @@ type app struct {
 	stdout, stderr io.Writer
 	stateDir       string
 	theme          string
+	// atExit runs when the command has returned (its output written), in
+	// reverse order: a.state keeps its host open until then, so sealed
+	// run histories can still be read from the journal.
+	atExit []func()
 }
 
 const usageText = `usage: nexus [--state-dir DIR] [--theme dark|light|high-contrast|none] [COMMAND]
@@ -70,6 +74,9 @@ commands:
 
 func (a *app) main(ctx context.Context, args []string) int {
 	err := a.dispatch(ctx, args)
+	for i := len(a.atExit) - 1; i >= 0; i-- {
+		a.atExit[i]()
+	}
 	if err == nil {
 		return exitOK
 	}

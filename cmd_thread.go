@@ -296,13 +296,15 @@ func (a *app) submit(ctx context.Context, s *session, cmd core.Command) (*core.R
 	return rec, nil
 }
 
-// state returns a consistent projection from the host.
+// state returns a consistent projection from the host. A host this
+// invocation started stays open until the command returns: the state
+// reads finished runs' sealed histories from its journal on demand.
 func (a *app) state(ctx context.Context) (*core.State, error) {
 	s, err := a.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer s.stop()
+	a.atExit = append(a.atExit, s.stop)
 	return s.State(ctx)
 }
 
