@@ -32,7 +32,13 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer s.stop()
+	if s.host != nil {
+		// Quitting the UI host stops it at once, clients or not (the
+		// quit dialog says so when runs are active).
+		defer s.host.close()
+	} else {
+		defer s.stop()
+	}
 	label := "host"
 	if s.host == nil {
 		label = "client"

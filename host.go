@@ -31,6 +31,8 @@ type session struct {
 	core.Backend
 	dir  string
 	host *host // nil for a client
+	// stop ends the session: a client disconnects; a command-line host
+	// first serves the clients still connected (drain), then closes.
 	stop func()
 }
 
@@ -80,7 +82,9 @@ func (a *app) connect(ctx context.Context) (*session, error) {
 		}
 		h, err := startHost(dir, 200*time.Millisecond)
 		if err == nil {
-			return &session{Backend: h.runner, dir: dir, host: h, stop: h.close}, nil
+			s := &session{Backend: h.runner, dir: dir, host: h}
+			s.stop = func() { s.drain(); h.close() }
+			return s, nil
 		}
 		var le *store.LockedError
 		if !errors.As(err, &le) {
@@ -173,7 +177,7 @@ func (s *session) linger(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		busy := s.host.srv.Conns() > 0
+		busy := false
 		for _, r := range st.Runs {
 			if r.Status == core.RunRunning {
 				busy = true
@@ -185,7 +189,10 @@ func (s *session) linger(ctx context.Context) {
 				busy = true
 			}
 		}
-		if !busy {
+		// Deciding that no client is connected and refusing new ones
+		// is one step, so a client that connects as this host decides
+		// to exit is refused (and retries) rather than dropped mid-call.
+		if !busy && s.host.srv.CloseIfIdle() {
 			return
 		}
 		select {
@@ -193,6 +200,15 @@ func (s *session) linger(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
+	}
+}
+
+// drain keeps a command-line host serving until no client is connected,
+// refusing new ones from that instant (Server.CloseIfIdle), so no
+// invocation that found this host is cut off by its exit.
+func (s *session) drain() {
+	for !s.host.srv.CloseIfIdle() {
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -24,7 +24,7 @@ func NewKernel(st *State) *Kernel {
 	if st == nil {
 		st = NewState()
 	}
-	st.Reindex()
+	st.index() // a loaded State is indexed already; a built one is not
 	return &Kernel{st: st}
 }
 

@@ -186,7 +186,23 @@ func (st *State) Clone() *State {
 	c.Effects = cloneMap(st.Effects)
 	c.Receipts = cloneMap(st.Receipts)
 	c.Sealed = cloneMap(st.Sealed)
-	c.Reindex()
+	if st.idx == nil {
+		c.Reindex()
+		return c
+	}
+	c.idx = &index{runs: cloneIndex(st.idx.runs), attempts: cloneIndex(st.idx.attempts), nodes: cloneIndex(st.idx.nodes),
+		requests: cloneIndex(st.idx.requests), effects: cloneIndex(st.idx.effects)}
+	return c
+}
+
+// cloneIndex copies a derived index with each slice capped at its
+// length, so an append by either state reallocates instead of writing
+// into the other's array.
+func cloneIndex(m map[string][]string) map[string][]string {
+	c := make(map[string][]string, len(m))
+	for k, v := range m {
+		c[k] = v[:len(v):len(v)]
+	}
 	return c
 }
 

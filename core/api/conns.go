@@ -7,3 +7,19 @@ func (s *Server) Conns() int {
 	defer s.mu.Unlock()
 	return len(s.conns)
 }
+
+// CloseIfIdle reports whether no client connection is open and, if so,
+// makes the server refuse (close at once) every connection it accepts
+// from then on. A command-line host calls it before it exits: checking
+// Conns and then closing would drop a client that connected in between,
+// while a refused client's hello fails, so it retries and finds the next
+// host.
+func (s *Server) CloseIfIdle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.conns) > 0 {
+		return false
+	}
+	s.refusing = true
+	return true
+}

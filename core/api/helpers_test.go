@@ -56,6 +56,7 @@ type host struct {
 	gate   *gate
 	path   string
 	info   HostInfo
+	srv    *Server
 
 	stopOnce sync.Once
 	cancel   context.CancelFunc
@@ -103,6 +104,7 @@ func serveBackend(tb testing.TB, b core.Backend) *host {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	srv := NewServer(b, h.info)
+	h.srv = srv
 	go func() { h.served <- srv.Serve(ctx, ln) }()
 	tb.Cleanup(h.stop)
 	return h

@@ -30,9 +30,10 @@ type Server struct {
 	backend core.Backend
 	info    HostInfo
 
-	mu    sync.Mutex
-	conns map[net.Conn]struct{} // open connections, closed on shutdown
-	wg    sync.WaitGroup        // connection goroutines
+	mu       sync.Mutex
+	conns    map[net.Conn]struct{} // open connections, closed on shutdown
+	refusing bool                  // CloseIfIdle: accepted connections are closed at once
+	wg       sync.WaitGroup        // connection goroutines
 }
 
 // NewServer returns a server for b that answers hello with info.
@@ -80,6 +81,11 @@ func (s *Server) accept(ctx context.Context, ln net.Listener) error {
 		}
 		backoff = 0
 		s.mu.Lock()
+		if s.refusing {
+			s.mu.Unlock()
+			nc.Close()
+			continue
+		}
 		s.conns[nc] = struct{}{}
 		s.mu.Unlock()
 		s.wg.Go(func() { s.serveConn(ctx, nc) })
