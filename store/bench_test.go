@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"github.com/nexus-tui/nexus/internal/journalgen"
 	"os"
 	"path/filepath"
@@ -208,15 +209,30 @@ type journal struct {
 
 var (
 	journalsMu sync.Mutex
-	journals   = map[uint64]*journal{}
+	journals   = map[string]*journal{}
 )
 
-// buildJournal writes n realistic events in batches of 10,000 with a
-// snapshot at snapAt (0: none), once per process.
+// buildJournal writes n realistic events of up to 12 interleaved threads
+// in batches of 10,000 with a snapshot at snapAt (0: none), once per
+// process.
 func buildJournal(b *testing.B, n, snapAt uint64) *journal {
+	return buildJournalOf(b, "narrow", func() *journalgen.Gen { return journalgen.New(2024) }, n, snapAt)
+}
+
+// Wide journals model a long-lived state dir: wideThreads threads, a few
+// active at a time (issue 7's scale target).
+const wideThreads = 10_000
+
+func buildWideJournal(b *testing.B) *journal {
+	// About 28 commits of about 3.5 events per thread.
+	return buildJournalOf(b, "wide", func() *journalgen.Gen { return journalgen.NewWide(2025, wideThreads, 28) }, bigEvents, bigSnapSeq)
+}
+
+func buildJournalOf(b *testing.B, kind string, newGen func() *journalgen.Gen, n, snapAt uint64) *journal {
 	journalsMu.Lock()
 	defer journalsMu.Unlock()
-	if j := journals[n]; j != nil {
+	name := fmt.Sprintf("%s-%d", kind, n)
+	if j := journals[name]; j != nil {
 		return j
 	}
 	j := &journal{dir: benchDir(b), events: n, snapSeq: snapAt}
@@ -225,7 +241,7 @@ func buildJournal(b *testing.B, n, snapAt uint64) *journal {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	g := journalgen.New(2024)
+	g := newGen()
 	st := core.NewState()
 	for s.Last() < n {
 		batch := min(10000, n-s.Last())
@@ -259,7 +275,7 @@ func buildJournal(b *testing.B, n, snapAt uint64) *journal {
 			}
 		}
 	}
-	journals[n] = j
+	journals[name] = j
 	return j
 }
 
@@ -309,7 +325,19 @@ const (
 )
 
 func BenchmarkOpen1M(b *testing.B) {
-	j := buildJournal(b, bigEvents, bigSnapSeq)
+	for _, tc := range []struct {
+		name  string
+		build func(*testing.B) *journal
+	}{
+		{"12threads", func(b *testing.B) *journal { return buildJournal(b, bigEvents, bigSnapSeq) }},
+		{"10000threads", buildWideJournal},
+	} {
+		b.Run(tc.name, func(b *testing.B) { benchOpen(b, tc.build(b)) })
+	}
+}
+
+// benchOpen opens j's store, loads its snapshot and replays the tail.
+func benchOpen(b *testing.B, j *journal) {
 	ctx := context.Background()
 	open := func() *Store {
 		s, err := Open(j.dir, Options{})

@@ -102,8 +102,10 @@ func pruneSnapshots(snaps *bolt.Bucket, keep int) error {
 // it belongs to this journal's history), and its body decodes. The body
 // is hashed on a second goroutine while it decodes: a large projection
 // takes as long to hash as to copy, and the result is only used if both
-// succeed.
+// succeed. The garbage collector is paused meanwhile (gcpause.go).
 func (s *Store) LoadSnapshot() (*core.State, error) {
+	pauseGC()
+	defer resumeGC()
 	var st *core.State
 	err := s.view(func(tx *bolt.Tx) error {
 		events := tx.Bucket(bucketEvents)

@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -197,8 +196,8 @@ func DecodeState(b []byte) (*core.State, error) {
 		return nil, fmt.Errorf("store: decode snapshot body: %w", err)
 	}
 	st.Reindex()
-	for _, id := range slices.Sorted(maps.Keys(st.Sealed)) {
-		if ref := st.Sealed[id].Ref; len(ref) != 64 || strings.Trim(ref, "0123456789abcdef") != "" {
+	for id, sl := range st.Sealed {
+		if ref := sl.Ref; len(ref) != 64 || strings.Trim(ref, "0123456789abcdef") != "" {
 			return nil, fmt.Errorf("store: decode snapshot body: sealed run %.40q has a malformed reference", id)
 		}
 		if !st.Sealable(id) {

@@ -250,7 +250,16 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 // quiet. The same is measured on a minimal Bubble Tea program at the same
 // frame rate, on the same kind of PTY, as the floor this machine allows.
 func BenchmarkKeyToFrame(b *testing.B) {
-	st := benchState(b, 50, 100_000)
+	for _, tc := range []struct{ threads, events int }{{50, 100_000}, {10_000, 1_000_000}} {
+		b.Run(fmt.Sprintf("%dthreads-%devents", tc.threads, tc.events), func(b *testing.B) {
+			benchKeyToFrame(b, benchState(b, tc.threads, tc.events))
+		})
+	}
+}
+
+// benchKeyToFrame measures key press to frame written with st loaded,
+// against the minimal program on its own PTY in the same run.
+func benchKeyToFrame(b *testing.B, st *core.State) {
 	r := startOnPTY(b, &benchBackend{st: st, feed: make(chan core.Event)})
 	floor := startMinimalOnPTY(b)
 	r.quiet(b, 500*time.Millisecond)
