@@ -77,6 +77,7 @@ func (a *app) main(ctx context.Context, args []string) int {
 	for i := len(a.atExit) - 1; i >= 0; i-- {
 		a.atExit[i]()
 	}
+	a.atExit = nil
 	if err == nil {
 		return exitOK
 	}

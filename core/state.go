@@ -1,9 +1,11 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
+	"strings"
 )
 
 // State is the projection of the journal: every entity by id, the command
@@ -110,53 +112,54 @@ func (st *State) init() {
 // at every host start over the whole projection.
 func (st *State) Reindex() {
 	st.init()
-	ix := &index{runs: make(map[string][]string, len(st.Threads)), attempts: make(map[string][]string, len(st.Runs)),
-		nodes: make(map[string][]string, len(st.Attempts)), requests: map[string][]string{}, effects: map[string][]string{}}
+	ix := &index{effects: map[string][]string{}}
 	for key, e := range st.Effects {
 		if e.Run != "" {
 			ix.effects[e.Run] = append(ix.effects[e.Run], key)
 		}
 	}
-	type keyed struct {
-		n  int
-		id string
-	}
-	group := func(dst map[string][]string, parts map[string][]keyed) {
-		for parent, ks := range parts {
-			sort.Slice(ks, func(i, j int) bool {
-				if ks[i].n != ks[j].n {
-					return ks[i].n < ks[j].n
-				}
-				return ks[i].id < ks[j].id
-			})
-			ids := make([]string, len(ks))
-			for i, k := range ks {
-				ids[i] = k.id
-			}
-			dst[parent] = ids
-		}
-	}
-	runs := make(map[string][]keyed, len(st.Threads))
-	for id, r := range st.Runs {
-		runs[r.Thread] = append(runs[r.Thread], keyed{r.Ordinal, id})
-	}
-	group(ix.runs, runs)
-	attempts := make(map[string][]keyed, len(st.Runs))
-	for id, a := range st.Attempts {
-		attempts[a.Run] = append(attempts[a.Run], keyed{a.N, id})
-	}
-	group(ix.attempts, attempts)
-	nodes := make(map[string][]keyed, len(st.Attempts))
-	for id, n := range st.Nodes {
-		nodes[n.Attempt] = append(nodes[n.Attempt], keyed{trailingNumber(id), id})
-	}
-	group(ix.nodes, nodes)
-	requests := map[string][]keyed{}
-	for id, q := range st.Requests {
-		requests[q.Run] = append(requests[q.Run], keyed{trailingNumber(id), id})
-	}
-	group(ix.requests, requests)
+	ix.runs = group(st.Runs, func(r *Run) (string, int) { return r.Thread, r.Ordinal })
+	ix.attempts = group(st.Attempts, func(a *Attempt) (string, int) { return a.Run, a.N })
+	ix.nodes = group(st.Nodes, func(n *Node) (string, int) { return n.Attempt, trailingNumber(n.ID) })
+	ix.requests = group(st.Requests, func(q *Request) (string, int) { return q.Run, trailingNumber(q.ID) })
 	st.idx = ix
+}
+
+// group returns the ids of m by parent, each list ordered by (n, id). It
+// sorts once into one array and slices it, each slice capped so that an
+// append reallocates: a host start runs it over the whole projection.
+func group[V any](m map[string]*V, key func(*V) (parent string, n int)) map[string][]string {
+	type keyed struct {
+		parent string
+		n      int
+		id     string
+	}
+	ks := make([]keyed, 0, len(m))
+	for id, v := range m {
+		p, n := key(v)
+		ks = append(ks, keyed{p, n, id})
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := strings.Compare(a.parent, b.parent); c != 0 {
+			return c
+		}
+		if a.n != b.n {
+			return cmp.Compare(a.n, b.n)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	ids := make([]string, len(ks))
+	out := map[string][]string{}
+	for i := 0; i < len(ks); {
+		j := i
+		for j < len(ks) && ks[j].parent == ks[i].parent {
+			ids[j] = ks[j].id
+			j++
+		}
+		out[ks[i].parent] = ids[i:j:j]
+		i = j
+	}
+	return out
 }
 
 func trailingNumber(s string) int {
@@ -199,19 +202,18 @@ func (st *State) Clone() *State {
 // length, so an append by either state reallocates instead of writing
 // into the other's array.
 func cloneIndex(m map[string][]string) map[string][]string {
-	c := make(map[string][]string, len(m))
-	for k, v := range m {
+	c := maps.Clone(m)
+	for k, v := range c {
 		c[k] = v[:len(v):len(v)]
 	}
 	return c
 }
 
 func cloneMap[V any](m map[string]*V) map[string]*V {
-	c := make(map[string]*V, len(m))
-	for k, v := range m {
-		c[k] = v
+	if m == nil {
+		return map[string]*V{}
 	}
-	return c
+	return maps.Clone(m)
 }
 
 // Apply folds one event into the projection. It is pure and total: an
@@ -363,8 +365,8 @@ func (st *State) CurrentAttempt(r *Run) *Attempt {
 
 // ActiveRun returns the thread's run that is running or waiting, or nil.
 func (st *State) ActiveRun(thread string) *Run {
-	for _, r := range st.RunsOf(thread) {
-		if r.Status == RunRunning || r.Status == RunWaiting {
+	for _, id := range st.index().runs[thread] {
+		if r := st.Runs[id]; r.Status == RunRunning || r.Status == RunWaiting {
 			return r
 		}
 	}
