@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/internal/config"
 )
 
 // Exit codes (DESIGN.md §9).
@@ -45,6 +46,8 @@ type app struct {
 	stdout, stderr io.Writer
 	stateDir       string
 	theme          string
+	// cfg is the config file, read on first need (app.config).
+	cfg *config.Config
 	// atExit runs when the command has returned (its output written), in
 	// reverse order: a.state keeps its host open until then, so sealed
 	// run histories can still be read from the journal.

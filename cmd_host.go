@@ -15,11 +15,8 @@ import (
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/core/api"
-	"github.com/nexus-tui/nexus/providers/acp"
+	"github.com/nexus-tui/nexus/internal/config"
 	"github.com/nexus-tui/nexus/providers/agentproc"
-	"github.com/nexus-tui/nexus/providers/claude"
-	"github.com/nexus-tui/nexus/providers/codex"
-	"github.com/nexus-tui/nexus/providers/shell"
 	"github.com/nexus-tui/nexus/store"
 )
 
@@ -32,7 +29,11 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	h, err := startHost(dir, time.Second)
+	cfg, err := a.config()
+	if err != nil {
+		return err
+	}
+	h, err := startHost(dir, time.Second, cfg)
 	if err != nil {
 		return a.hostErr(ctx, dir, err)
 	}
@@ -172,65 +173,63 @@ func (a *app) cmdProviders(ctx context.Context, args []string) error {
 	if _, err := parseArgs(fs, args, 0, 0, "nexus providers [--check]"); err != nil {
 		return err
 	}
-	reg := newRegistry(nil)
+	cfg, err := a.config()
+	if err != nil {
+		return err
+	}
+	reg := newRegistry(nil, cfg)
 	names := reg.Names()
 	status := make([]string, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
 		p, _ := reg.Lookup(name)
+		fp, inFile := cfg.Profile(name)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			status[i] = profileStatus(p.Name, p.Kind, *check)
+			if p.Kind == "builtin" {
+				status[i] = "ready (built in)"
+				return
+			}
+			var filep *config.Profile
+			if inFile {
+				filep = &fp
+			}
+			status[i] = profileStatus(agentSpecFor(p.Name, p.Kind, filep), p.Kind, *check)
 		}()
 	}
 	wg.Wait()
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROFILE\tKIND\tSTATUS\tCAPABILITIES\tDESCRIPTION")
+	fmt.Fprintln(tw, "PROFILE\tKIND\tSOURCE\tSTATUS\tCAPABILITIES\tDESCRIPTION")
 	for i, name := range names {
 		p, _ := reg.Lookup(name)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, status[i], capsString(p.Caps), p.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, profileSource(name, cfg), status[i],
+			capsString(p.Caps), p.Description)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	switch {
+	case cfg.Path == "":
+		fmt.Fprintln(a.stdout, "config file: none (set NEXUS_CONFIG, XDG_CONFIG_HOME or HOME)")
+	case cfg.Found:
+		fmt.Fprintf(a.stdout, "config file: %s\n", cfg.Path)
+	default:
+		fmt.Fprintf(a.stdout, "config file: %s (not found; ready-made profiles only)\n", cfg.Path)
+	}
+	return nil
 }
 
-// agentCheck is how `nexus providers` checks an external agent profile.
-type agentCheck struct {
-	command, install string
-	handshake        func(name, dir string, timeout time.Duration) error
-}
-
-func agentCheckFor(name, kind string) (agentCheck, bool) {
-	switch kind {
-	case "claude":
-		c := claude.ConfigFromEnv(name)
-		return agentCheck{c.Command[0], claude.Install, claude.Check}, true
-	case "codex":
-		c := codex.ConfigFromEnv(name)
-		return agentCheck{c.Command[0], codex.Install, codex.Check}, true
-	case "acp":
-		c := acp.ConfigFromEnv(name)
-		if len(c.Command) == 0 {
-			return agentCheck{}, false
-		}
-		return agentCheck{c.Command[0], c.Install, acp.Check}, true
-	case "shell":
-		c := shell.ConfigFromEnv(name)
-		return agentCheck{command: c.Command[0], install: "set $SHELL or NEXUS_SHELL_COMMAND"}, true
+// profileStatus says whether an external profile can run here: found on
+// PATH, its version and, with check, whether its protocol handshake
+// succeeds.
+func profileStatus(c agentSpec, kind string, check bool) string {
+	if len(c.command) == 0 {
+		return "missing: no command; " + c.install
 	}
-	return agentCheck{}, false
-}
-
-// profileStatus says whether a profile can run here: found on PATH, its
-// version and, with check, whether its protocol handshake succeeds.
-func profileStatus(name, kind string, check bool) string {
-	c, ok := agentCheckFor(name, kind)
-	if !ok {
-		return "ready (built in)"
-	}
-	path, err := exec.LookPath(c.command)
+	path, err := exec.LookPath(c.command[0])
 	if err != nil {
-		return fmt.Sprintf("missing: %s is not on PATH; %s", c.command, c.install)
+		return fmt.Sprintf("missing: %s is not on PATH; %s", c.command[0], c.install)
 	}
 	st := "found " + path
 	if kind == "shell" {
@@ -239,11 +238,11 @@ func profileStatus(name, kind string, check bool) string {
 	if v := agentproc.Version(path, 20*time.Second); v != "" {
 		st += " (" + v + ")"
 	}
-	if !check || c.handshake == nil {
+	if !check || c.check == nil {
 		return st
 	}
 	dir, _ := os.Getwd()
-	if err := c.handshake(name, dir, 60*time.Second); err != nil {
+	if err := c.check(dir, 60*time.Second); err != nil {
 		return st + "; handshake failed: " + err.Error()
 	}
 	return st + "; handshake ok"

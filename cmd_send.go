@@ -44,7 +44,11 @@ func (a *app) cmdSend(ctx context.Context, args []string) error {
 	}
 	defer s.stop()
 	if *provider != "" {
-		prof, err := newRegistry(nil).Lookup(*provider)
+		reg, err := a.registry()
+		if err != nil {
+			return err
+		}
+		prof, err := reg.Lookup(*provider)
 		if err != nil {
 			return usageErr("%v", err)
 		}

@@ -62,7 +62,11 @@ func (o *threadOpts) flags(fs *flag.FlagSet) {
 
 func (a *app) createThread(ctx context.Context, s *session, o threadOpts) (*core.Receipt, error) {
 	provider, workspace, title := o.provider, o.workspace, o.title
-	prof, err := newRegistry(nil).Lookup(provider)
+	reg, err := a.registry()
+	if err != nil {
+		return nil, err
+	}
+	prof, err := reg.Lookup(provider)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -82,7 +86,8 @@ func (a *app) createThread(ctx context.Context, s *session, o threadOpts) (*core
 	if o.budget < 0 || o.maxTokens < 0 {
 		return nil, usageErr("--budget-usd and --max-tokens must not be negative")
 	}
-	var allow []string
+	// The profile's approval policy is the default; --yes allows both.
+	allow := prof.Allow
 	if o.yes {
 		allow = []string{"write", "command"}
 	}

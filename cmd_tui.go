@@ -8,6 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"github.com/nexus-tui/nexus/core/api"
+	"github.com/nexus-tui/nexus/internal/config"
+	"github.com/nexus-tui/nexus/providers"
 	"github.com/nexus-tui/nexus/themes"
 	"github.com/nexus-tui/nexus/tui"
 )
@@ -20,7 +22,12 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 	if _, err := parseArgs(fs, args, 0, 0, "nexus [--theme dark|light|high-contrast|none] [tui]"); err != nil {
 		return err
 	}
-	if _, err := themes.Resolve(a.theme, os.Getenv); err != nil {
+	cfg, err := a.config()
+	if err != nil {
+		return err
+	}
+	theme := tuiTheme(a.theme, cfg)
+	if _, err := themes.Resolve(theme, os.Getenv); err != nil {
 		return usageErr("%v", err)
 	}
 	in, inOK := a.stdin.(*os.File)
@@ -46,14 +53,29 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 			label = fmt.Sprintf("client of pid %d", c.Info().PID)
 		}
 	}
-	reg := newRegistry(nil)
-	var profiles []tui.Profile
+	ws, _ := os.Getwd()
+	return tui.Run(ctx, s, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label,
+		Host: s.host != nil, Profiles: tuiProfiles(newRegistry(nil, cfg)), Workspace: ws,
+		IO: tui.IO{Input: in, Output: out}})
+}
+
+// tuiTheme is the theme the UI asks for: --theme, else the config file's,
+// else "" (dark). themes.Resolve then applies NO_COLOR, which wins over
+// both (themes/doc.go).
+func tuiTheme(flag string, cfg *config.Config) string {
+	if flag != "" || cfg == nil {
+		return flag
+	}
+	return cfg.Theme
+}
+
+// tuiProfiles are the profiles the new-thread dialog offers, with their
+// approval policy as the new thread's allow list.
+func tuiProfiles(reg *providers.Registry) []tui.Profile {
+	var out []tui.Profile
 	for _, name := range reg.Names() {
 		p, _ := reg.Lookup(name)
-		profiles = append(profiles, tui.Profile{Name: p.Name, Description: p.Description, Caps: p.Caps})
+		out = append(out, tui.Profile{Name: p.Name, Description: p.Description, Caps: p.Caps, Allow: p.Allow})
 	}
-	ws, _ := os.Getwd()
-	return tui.Run(ctx, s, tui.Options{Theme: a.theme, StateDir: s.dir, HostLabel: label,
-		Host: s.host != nil, Profiles: profiles, Workspace: ws,
-		IO: tui.IO{Input: in, Output: out}})
+	return out
 }

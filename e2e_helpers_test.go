@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	nexusBin = filepath.Join(dir, "nexus")
+	// No test reads the developer's own config file: each nexus these
+	// tests start sees an empty config dir unless the test says otherwise.
+	os.Unsetenv("NEXUS_CONFIG")
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	args := []string{"build", "-o", nexusBin}
 	if raceEnabled {
 		args = append(args, "-race")

@@ -11,12 +11,8 @@ import (
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/core/api"
+	"github.com/nexus-tui/nexus/internal/config"
 	"github.com/nexus-tui/nexus/providers"
-	"github.com/nexus-tui/nexus/providers/acp"
-	"github.com/nexus-tui/nexus/providers/builtin"
-	"github.com/nexus-tui/nexus/providers/claude"
-	"github.com/nexus-tui/nexus/providers/codex"
-	"github.com/nexus-tui/nexus/providers/shell"
 	"github.com/nexus-tui/nexus/store"
 	"github.com/nexus-tui/nexus/store/checkpoint"
 	"github.com/nexus-tui/nexus/workers"
@@ -49,28 +45,15 @@ type host struct {
 	srvErr chan error
 }
 
-// newRegistry lists the provider profiles; exec (nil for a mere lookup)
-// runs the built-in agent's worker steps.
-func newRegistry(exec builtin.Executor) *providers.Registry {
-	reg := providers.NewRegistry()
-	for _, p := range builtin.Profiles(exec) {
-		reg.Add(p)
-	}
-	// External agents: one process per thread each (providers/agentproc).
-	reg.Add(claude.Profile("claude"))
-	reg.Add(codex.Profile("codex"))
-	for _, p := range acp.Profiles() {
-		reg.Add(p)
-	}
-	reg.Add(shell.Profile("shell"))
-	return reg
-}
-
 // connect makes this invocation a client of the running host, or the host
 // itself when none runs. Two invocations racing for an empty state dir end
 // with one host and one client.
 func (a *app) connect(ctx context.Context) (*session, error) {
 	dir, err := a.resolveStateDir()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := a.config()
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +63,7 @@ func (a *app) connect(ctx context.Context) (*session, error) {
 		if c, err := api.Dial(ctx, sock, time.Second); err == nil {
 			return &session{Backend: c, dir: dir, stop: func() { c.Close() }}, nil
 		}
-		h, err := startHost(dir, 200*time.Millisecond)
+		h, err := startHost(dir, 200*time.Millisecond, cfg)
 		if err == nil {
 			s := &session{Backend: h.runner, dir: dir, host: h}
 			s.stop = func() { s.drain(); h.close() }
@@ -103,8 +86,10 @@ func (a *app) connect(ctx context.Context) (*session, error) {
 	}
 }
 
-// startHost opens the journal, recovers, and serves the socket.
-func startHost(dir string, lockTimeout time.Duration) (*host, error) {
+// startHost opens the journal, recovers, and serves the socket, with the
+// ready-made profiles and those of cfg (nil: none). The host reads the
+// config file once: a changed file takes effect at the next host.
+func startHost(dir string, lockTimeout time.Duration, cfg *config.Config) (*host, error) {
 	st, err := store.Open(dir, store.Options{LockTimeout: lockTimeout})
 	if err != nil {
 		return nil, err
@@ -114,7 +99,7 @@ func startHost(dir string, lockTimeout time.Duration) (*host, error) {
 		st.Close()
 		return nil, err
 	}
-	reg := newRegistry(pool)
+	reg := newRegistry(pool, cfg)
 	hctx, cancel := context.WithCancel(context.Background())
 	cps := &checkpointer{m: checkpoint.New(dir, checkpoint.Options{}), ctx: hctx}
 	exec := func(e core.Effect) {

@@ -16,6 +16,10 @@ type Profile struct {
 	Kind        string // builtin, acp, codex, claude, shell
 	Description string
 	Caps        core.Capabilities
+	// Allow is what new threads of this profile run without asking
+	// (core.Command.Allow): the approval policy of a config-file profile.
+	// The edge applies it when it creates a thread; nil asks.
+	Allow []string
 	// New builds the provider; it is called once per host, on first use.
 	New func(ctx context.Context, sink Sink) Provider
 }

@@ -24,6 +24,9 @@ type Profile struct {
 	Name        string
 	Description string
 	Caps        core.Capabilities
+	// Allow is the default allow list of a new thread of this profile
+	// (its approval policy), as core.Command.Allow.
+	Allow []string
 }
 
 // Options configure Run.

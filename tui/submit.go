@@ -50,7 +50,7 @@ func (m *Model) submit(cmd core.Command, restoreText string) tea.Cmd {
 // I/O, so not in Update) and submits thread.create.
 func (m *Model) createThread(p Profile, title, workspace string) tea.Cmd {
 	cmd := core.Command{ID: newCommandID(), Kind: core.CmdThreadCreate, NewThread: core.NewID("t"),
-		Provider: p.Name, Caps: p.Caps, Title: title}
+		Provider: p.Name, Caps: p.Caps, Title: title, Allow: p.Allow}
 	ctx, b := m.ctx, m.backend
 	return func() tea.Msg {
 		ws, err := resolveWorkspace(workspace)

@@ -69,7 +69,12 @@ func Profiles() []providers.Profile {
 // Check starts the profile's agent, runs initialize within timeout, and
 // stops it: what `nexus providers --check` reports.
 func Check(name, dir string, timeout time.Duration) error {
-	cfg := ConfigFromEnv(name)
+	return CheckConfig(ConfigFromEnv(name), dir, timeout)
+}
+
+// CheckConfig is Check for a configuration built elsewhere (a profile of
+// the config file).
+func CheckConfig(cfg Config, dir string, timeout time.Duration) error {
 	cfg.Settings.Handshake = timeout
 	s := newSession(cfg, "check", agentproc.NewEmitter(context.Background(), agentproc.NopSink{}))
 	if err := s.spawn(dir); err != nil {

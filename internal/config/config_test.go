@@ -1,0 +1,163 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// readyMade is the registry's ready-made profiles, as package main passes
+// them (a test there checks the real list against this package).
+var readyMade = map[string]string{"builtin": "builtin", "builtin:openai": "builtin", "claude": "claude",
+	"codex": "codex", "gemini": "acp", "claude-acp": "acp", "codex-acp": "acp", "shell": "shell"}
+
+func TestPath(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"NEXUS_CONFIG": "/a/b.toml", "XDG_CONFIG_HOME": "/x", "HOME": "/h"}, "/a/b.toml"},
+		{map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/h"}, "/x/nexus/config.toml"},
+		{map[string]string{"HOME": "/h"}, "/h/.config/nexus/config.toml"},
+		{map[string]string{"NEXUS_CONFIG": "", "XDG_CONFIG_HOME": "", "HOME": "/h"}, "/h/.config/nexus/config.toml"},
+		{map[string]string{}, ""},
+	} {
+		if got := Path(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("Path(%v) = %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}
+
+func TestLoadEveryField(t *testing.T) {
+	cfg, err := Load("testdata/full.toml", readyMade)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{Path: "testdata/full.toml", Found: true, Theme: "high-contrast", Profiles: []Profile{
+		{Name: "codex", Kind: "codex", ReadyMade: true, Model: "gpt-5-codex", Approval: "allow-writes", Line: 4},
+		{Name: "gemini", Kind: "acp", ReadyMade: true, Command: []string{"gemini", "--acp", "-m", "gemini-2.5-pro"}, Line: 8},
+		{Name: "opus", Kind: "claude", Model: "opus", Env: map[string]string{"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "32000"}, Line: 23},
+		{Name: "review", Kind: "acp", Command: []string{"goose", "acp"},
+			Env: map[string]string{"GOOSE_MODE": "smart_approve", "EMPTY": ""}, Approval: "allow-all", Line: 12},
+		{Name: "sh", Kind: "shell", Command: []string{"/bin/sh", "-i"}, Approval: "allow-commands", Line: 18},
+	}}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("got  %+v\nwant %+v", cfg, want)
+	}
+	for _, tc := range []struct {
+		name  string
+		allow []string
+		env   []string
+	}{
+		{"codex", []string{"write"}, nil},
+		{"gemini", nil, nil},
+		{"review", []string{"write", "command"}, []string{"EMPTY=", "GOOSE_MODE=smart_approve"}},
+		{"sh", []string{"command"}, nil},
+		{"opus", nil, []string{"CLAUDE_CODE_MAX_OUTPUT_TOKENS=32000"}},
+	} {
+		p, ok := cfg.Profile(tc.name)
+		if !ok {
+			t.Fatalf("no profile %s", tc.name)
+		}
+		if !reflect.DeepEqual(p.Allow(), tc.allow) || !reflect.DeepEqual(p.Environ(), tc.env) {
+			t.Errorf("%s: Allow %q Environ %q, want %q %q", tc.name, p.Allow(), p.Environ(), tc.allow, tc.env)
+		}
+	}
+	if _, ok := cfg.Profile("claude"); ok {
+		t.Error("a ready-made profile the file does not name is not the file's")
+	}
+}
+
+func TestLoadMissingOrEmpty(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nexus", "config.toml")
+	for _, path := range []string{"", missing, "testdata/empty.toml"} {
+		cfg, err := Load(path, readyMade)
+		if err != nil {
+			t.Fatalf("Load(%q): %v", path, err)
+		}
+		if cfg.Theme != "" || len(cfg.Profiles) != 0 || cfg.Path != path || cfg.Found != (path == "testdata/empty.toml") {
+			t.Errorf("Load(%q) = %+v, want an empty config", path, cfg)
+		}
+	}
+	var nilCfg *Config
+	if _, ok := nilCfg.Profile("x"); ok {
+		t.Error("a nil config has no profiles")
+	}
+}
+
+func TestLoadUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Load(dir, readyMade)
+	if err == nil || err.Error() != "config "+dir+": is a directory, not a file; point NEXUS_CONFIG at a TOML file" {
+		t.Fatalf("a directory: %v", err)
+	}
+	big := filepath.Join(dir, "big.toml")
+	if err := os.WriteFile(big, []byte(strings.Repeat("# x\n", MaxBytes/4+1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(big, readyMade); err == nil || !strings.Contains(err.Error(), "is over 1048576 bytes") {
+		t.Fatalf("a huge file: %v", err)
+	}
+}
+
+// TestErrors: every bad input is one line naming the file, the line of
+// the offending key and the bad value, and says what is allowed.
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"theme = \"dark\"\n\n[profiles.x]\nkind = \"acpp\"\n",
+			`config /c.toml:4: profiles.x.kind "acpp" is not one of acp, codex, claude, shell`},
+		{"theme = \"solarized\"\n", `config /c.toml:1: theme "solarized" is not one of dark, light, high-contrast, none`},
+		{"theme = 3\n", `config /c.toml:1: theme is an integer; use one of "dark", "light", "high-contrast", "none"`},
+		{"them = \"dark\"\n", `config /c.toml:1: unknown key them; the file has theme = "..." and [profiles.NAME] tables`},
+		{"[profiles.claude]\n\nmodle = \"opus\"\n",
+			`config /c.toml:3: unknown key profiles.claude.modle; a profile has kind, command, env, model and approval`},
+		{"[profiles.x]\ncommand = [\"x\"]\n",
+			`config /c.toml:1: profiles.x needs kind = one of acp, codex, claude, shell (or use a ready-made profile's name to override it)`},
+		{"[profiles.codex]\nkind = \"acp\"\n",
+			`config /c.toml:2: profiles.codex.kind "acp" does not match the ready-made codex profile, which is codex; drop kind, or give a new profile another name`},
+		{"[profiles.builtin]\n", `config /c.toml:1: profiles.builtin is the built-in agent, which has nothing to configure; give your profile another name`},
+		{"[profiles.\"My Agent\"]\nkind = \"shell\"\n",
+			`config /c.toml:1: profile name "My Agent" must be 1 to 64 lower-case letters, digits, - and _, starting with a letter or digit`},
+		{"[profiles.x]\nkind = \"shell\"\ncommand = \"bash -l\"\n",
+			`config /c.toml:3: profiles.x.command is a string; write it as an array of words, such as ["codex", "app-server"]`},
+		{"[profiles.x]\nkind = \"shell\"\ncommand = []\n", `config /c.toml:3: profiles.x.command is empty; its first word is the program to run`},
+		{"[profiles.x]\nkind = \"shell\"\ncommand = [\"sh\", 1]\n", `config /c.toml:3: profiles.x.command word 2 is an integer; every word must be a string`},
+		{"[profiles.x]\nkind = \"shell\"\ncommand = [\" \"]\n",
+			`config /c.toml:3: profiles.x.command starts with an empty word; the first word is the program to run`},
+		{"[profiles.x]\nkind = \"acp\"\n",
+			`config /c.toml:1: profiles.x of kind acp needs command = ["program", "args"...], the ACP agent to start`},
+		{"[profiles.gemini]\nmodel = \"pro\"\n",
+			`config /c.toml:2: profiles.gemini.model: kind acp has no model setting; put the agent's own model flag in command instead`},
+		{"[profiles.codex]\nmodel = \"\"\n", `config /c.toml:2: profiles.codex.model "" must be a non-empty string without control characters`},
+		{"[profiles.codex]\napproval = \"yes\"\n",
+			`config /c.toml:2: profiles.codex.approval "yes" is not one of ask, allow-writes, allow-commands, allow-all`},
+		{"[profiles.codex]\nenv = [\"A=b\"]\n",
+			`config /c.toml:2: profiles.codex.env is an array; write it as a table of strings, such as env = { FOO = "bar" }`},
+		{"[profiles.codex.env]\nA = \"1\"\nB = 2\n", `config /c.toml:3: profiles.codex.env.B is an integer; environment values are strings (quote numbers)`},
+		{"[profiles.codex.env]\n\"A=B\" = \"1\"\n", `config /c.toml:2: profiles.codex.env."A=B" is not a valid environment variable name`},
+		{"[profiles]\ncodex = 1\n", `config /c.toml:2: profiles.codex is an integer; write it as a table: [profiles.codex]`},
+		{"[[profiles]]\nkind = \"shell\"\n", `config /c.toml:1: profiles is an array of tables; write each profile as a table: [profiles.NAME]`},
+		{"theme = \"dark\"\n[profiles.x\n", `config /c.toml:2: not valid TOML: expected '.' or ']' to end table name, but got '\n' instead`},
+		{"[profiles.\"a\\nb\"]\n", `config /c.toml:1: profile name "a\nb" must be 1 to 64 lower-case letters, digits, - and _, starting with a letter or digit`},
+		{"\xff = 1\n", `config /c.toml: is not UTF-8 text; it must be TOML`},
+		// The first problem in the file is the one reported.
+		{"[profiles.b]\nkind = \"nope\"\n[profiles.a]\nkind = \"nope\"\n", `config /c.toml:2: profiles.b.kind "nope" is not one of acp, codex, claude, shell`},
+	} {
+		_, err := Parse("/c.toml", []byte(tc.in), readyMade)
+		got := ""
+		if err != nil {
+			got = err.Error()
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Errorf("%q: error %T is not a *config.Error", tc.in, err)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q:\n got  %s\n want %s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,82 @@
+// Package config reads nexus's config file: the theme and the provider
+// profiles (DESIGN.md §6).
+//
+// # Location
+//
+// $NEXUS_CONFIG when set (a path), else $XDG_CONFIG_HOME/nexus/config.toml,
+// else ~/.config/nexus/config.toml. A missing file is not an error: nexus
+// runs with the ready-made profiles and the default theme.
+//
+// # Format (TOML, github.com/BurntSushi/toml)
+//
+//	theme = "light"            # dark, light, high-contrast or none
+//
+//	[profiles.codex]           # a ready-made name: overrides its settings
+//	model = "gpt-5-codex"
+//	approval = "allow-writes"
+//
+//	[profiles.review]          # a new name: a custom profile
+//	kind = "acp"               # acp, codex, claude or shell
+//	command = ["goose", "acp"] # program and arguments, one word each
+//	env = { GOOSE_MODE = "smart_approve" }
+//	approval = "ask"           # ask, allow-writes, allow-commands, allow-all
+//
+// kind is required for a new profile and optional for a ready-made one
+// (claude, codex, gemini, claude-acp, codex-acp, shell), where it must
+// match. A new acp profile needs command; the other kinds default to the
+// ready-made command (claude, codex app-server, $SHELL). model is for
+// codex and claude only: ACP's model selection is an unstable protocol
+// extension, and a shell has none, so for them the model goes in command.
+// The built-in agent's profiles (builtin, builtin:*) take no settings
+// here: their model comes from the environment.
+//
+// approval is a new thread's policy: allow-writes lets it write files,
+// allow-commands run commands, allow-all both, without asking; ask (the
+// default) asks for each. It becomes the thread's allow list
+// (core.Command.Allow, the same list as `thread new --yes` and "allow
+// always") when the thread is created, by the command line and the UI;
+// `--yes` still allows both. A thread keeps its list when it switches
+// provider, and a fork inherits it.
+//
+// # Precedence
+//
+// Flags and the environment win over the file: --theme over theme (and
+// NO_COLOR over both, as package themes decides), NEXUS_<PROFILE>_COMMAND
+// over command, NEXUS_CODEX_MODEL and NEXUS_CLAUDE_MODEL over model. env
+// is added after nexus's own environment, so it wins there. The host
+// reads the file when it starts and runs the agents: a changed file takes
+// effect with the next host. A client reads it too, to check the
+// --provider it names and take that profile's approval policy; a profile
+// the running host does not know fails its runs with "not configured on
+// this host" until the host restarts.
+//
+// # Secrets
+//
+// Secrets belong in the user's environment, which every agent inherits;
+// env values in the file are for settings. Profiles are not journaled: a
+// thread records its profile's name, capabilities and allow list, never
+// its env or model (a failed start may name the program in the run's
+// error).
+//
+// # Errors
+//
+// A file that cannot be used is one error, one line, naming the file and
+// the line when known, and what to do:
+//
+//	config /home/u/.config/nexus/config.toml:7: profiles.x.kind "acpp" is not one of acp, codex, claude, shell
+//
+// Unknown keys are errors too, so a typo does not silently do nothing.
+// The first problem in file order is the one reported. BurntSushi/toml
+// reports positions only for syntax errors and for values it fails to
+// decode, so the line of any key comes from decoding the file once more
+// into a struct built to fail at that key (parser.line). package main
+// makes the error exit code 2 (usage) for the commands that need
+// profiles or the theme; verify, export, import, version and help never
+// read the file.
+//
+// # Imports
+//
+// The standard library and BurntSushi/toml (MIT, no dependencies, the
+// reference Go TOML decoder) only: package main turns profiles into
+// provider registry entries, so the providers never import this package.
+package config
