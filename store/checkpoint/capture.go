@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 )
 
 // Checkpoint is one captured snapshot of a workspace.
@@ -71,16 +70,10 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	// HEAD and the tip are needed at commit time: look them up while
-	// the files are scanned.
-	var objs []object
-	var oerr error
-	looked := make(chan struct{})
-	go func() {
-		defer close(looked)
-		objs, oerr = m.objects(ctx, w, "capture", "HEAD", tipName(thread))
-	}()
-	defer func() { <-looked }()
+	// HEAD and the tip are needed at commit time: from memory, or looked
+	// up while the files are scanned.
+	look := m.lookupRefs(ctx, w, thread)
+	defer look.wait()
 	index, seeded, cleanup, err := m.tempIndex(w)
 	if err != nil {
 		return Checkpoint{}, err
@@ -94,11 +87,12 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 	if !seeded {
 		// No index to copy (a fresh clone without one, a shadow
 		// repository's first capture): start from HEAD's tree.
-		if <-looked; oerr != nil {
-			return Checkpoint{}, oerr
+		refs, err := look.wait()
+		if err != nil {
+			return Checkpoint{}, err
 		}
-		if base := baseOf(w, objs[0]); base != "" {
-			if _, err := m.run(ctx, w.cmd("capture", index, "read-tree", base)); err != nil {
+		if refs.base != "" {
+			if _, err := m.run(ctx, w.cmd("capture", index, "read-tree", refs.base)); err != nil {
 				return Checkpoint{}, err
 			}
 		}
@@ -107,17 +101,10 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	// Sync the new blobs while write-tree runs.
-	var serr error
-	synced := make(chan struct{})
-	go func() {
-		defer close(synced)
-		_, serr = q.sync(ctx)
-	}()
-	tree, err := m.writeTree(ctx, w, index, q)
-	if <-synced; err == nil {
-		err = serr
-	}
+	// update-ref starts while the trees are built.
+	rt := m.startRefTx(ctx, w, q)
+	defer rt.abort()
+	tree, counted, err := m.trees(ctx, w, q, thread, index)
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -125,10 +112,11 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	if <-looked; oerr != nil {
-		return Checkpoint{}, oerr
+	refs, err := look.wait()
+	if err != nil {
+		return Checkpoint{}, err
 	}
-	cp, err := m.commit(ctx, w, q, thread, scope, tree, objs[0], objs[1])
+	cp, err := m.commitChecked(ctx, w, q, rt, thread, scope, tree, refs, counted)
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -139,112 +127,36 @@ func (m *Manager) capture(ctx context.Context, path, thread, scope string) (Chec
 	if w.Shadow {
 		// The shadow index is ours: keep the fresh stat data for next time.
 		// Losing it in a crash costs only speed.
-		_ = os.Rename(index, w.index)
+		if os.Rename(index, w.index) != nil {
+			return cp, nil
+		}
+		index = w.index
 	}
+	m.keepIndex(w, thread, tree, index)
 	return cp, nil
 }
 
-func baseOf(w *ws, head object) string {
-	if head.typ == "commit" && !w.Shadow {
-		return head.id
-	}
-	return ""
-}
-
-// noBase marks Checkpoint.Changed while commit has neither a parent nor
-// a base to count changes against.
-const noBase = -2
-
-// commit writes the checkpoint commit for tree, publishes the
-// quarantined objects and moves the scope ref and the tip in one
-// transaction. Changed is noBase when there is neither a parent nor a
-// base, and -1 when counting failed: the checkpoint exists regardless.
-func (m *Manager) commit(ctx context.Context, w *ws, q *quarantine, thread, scope, tree string, head, tip object) (Checkpoint, error) {
-	base := baseOf(w, head)
-	// The parent is the thread's tip, unless the tip is this very scope
-	// (a capture redone after a crash): then the tip's own parent.
-	parent, parentTree := "", ""
-	if tip.typ == "commit" {
-		parent, parentTree = tip.id, tip.tree
-		if tip.trailer("Nexus-Scope") == scope {
-			parent, parentTree = strings.TrimPrefix(tip.trailer("Nexus-Previous"), "none"), ""
-		}
-	}
-	var parents []string
-	if parent != "" {
-		parents = append(parents, parent)
-	}
-	if base != "" && base != parent {
-		parents = append(parents, base)
-	}
-	commit, err := q.writeCommit(w.format, tree, parents, commitMessage(thread, scope, parent, base), time.Now())
-	if err != nil {
-		return Checkpoint{}, err
-	}
-	cp := Checkpoint{Ref: RefName(thread, scope), Commit: commit, Tree: tree, Parent: parent, Base: base, Changed: noBase}
-
-	// Count the changes while the objects are published and refs move.
-	against := parent
-	if against == "" {
-		against = base
-	}
-	counted := make(chan struct{})
+// trees writes the checkpoint's trees from the temporary index, by the
+// package itself (trees.go) or, when it cannot, with git write-tree,
+// while the new blobs are synced. The count of changes it returns is
+// against the thread's kept index.
+func (m *Manager) trees(ctx context.Context, w *ws, q *quarantine, thread, index string) (string, countedChanges, error) {
+	var serr error
+	synced := make(chan struct{})
 	go func() {
-		defer close(counted)
-		switch {
-		case against == "":
-		case parentTree == tree:
-			cp.Changed = 0
-		default:
-			n := 0
-			c := w.cmd("capture", "", "diff-tree", "-r", "-z", "--name-only", "--no-renames", "--relative", against, tree)
-			c.env = append(c.env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+quoteAlternate(q.dir))
-			if err := m.scan(ctx, c, func([]byte) error { n++; return nil }); err != nil {
-				n = -1
-			}
-			cp.Changed = n
-		}
+		defer close(synced)
+		_, serr = q.sync(ctx)
 	}()
-	// update-ref starts now and waits for its commands, which come once
-	// the objects are published; stdin closed with none changes nothing.
-	cmds, tw := io.Pipe()
-	refs := w.cmd("capture", "", "update-ref", "--stdin")
-	refs.stdin = cmds
-	moved := make(chan error, 1)
-	go func() {
-		_, err := m.run(ctx, refs)
-		cmds.CloseWithError(errors.New("update-ref ended"))
-		moved <- err
-	}()
-	err = m.publish(ctx, w, q)
-	if err == nil {
-		// One transaction moves both refs; the tip only if nobody moved it.
-		var tx strings.Builder
-		fmt.Fprintf(&tx, "update %s %s\n", cp.Ref, cp.Commit)
-		if tip.typ == "" {
-			fmt.Fprintf(&tx, "create %s %s\n", tipName(thread), cp.Commit)
-		} else {
-			fmt.Fprintf(&tx, "update %s %s %s\n", tipName(thread), cp.Commit, tip.id)
-		}
-		_, err = io.WriteString(tw, tx.String())
+	kept, _ := m.keptOf(w, thread)
+	tree, n, err := buildTree(w, q, index, kept)
+	if errors.Is(err, errIndexFormat) {
+		n = -1
+		tree, err = m.writeTree(ctx, w, index, q)
 	}
-	tw.Close()
-	if rerr := <-moved; err == nil {
-		err = rerr
+	if <-synced; err == nil {
+		err = serr
 	}
-	<-counted
-	return cp, err
-}
-
-func commitMessage(thread, scope, parent, base string) string {
-	none := func(s string) string {
-		if s == "" {
-			return "none"
-		}
-		return s
-	}
-	return fmt.Sprintf("nexus checkpoint %s %s\n\nNexus-Thread: %s\nNexus-Scope: %s\nNexus-Previous: %s\nNexus-Base: %s\n",
-		thread, scope, thread, scope, none(parent), none(base))
+	return tree, countedChanges{tree: kept.tree, n: n}, err
 }
 
 // stage makes the temporary index match the workspace's files under its

@@ -61,26 +61,70 @@
 // changed, deleted and untracked files while the file and byte bounds are
 // counted, feeding `update-index --add --remove --replace --stdin`, which
 // hashes exactly those paths: `git add -A`, with the bounds checked
-// before anything is hashed. Then write-tree; the commit object (tree,
-// parents, "nexus <nexus@localhost>" in UTC, message) is written by the
-// package itself, exactly what commit-tree would write, to save a process;
-// and one `update-ref --stdin` transaction moves the scope ref and the
-// tip (the tip compare-and-swapped). Starting from the user's index
-// rather than HEAD also keeps files force-added despite .gitignore, and
+// before anything is hashed. Starting from the user's index rather than
+// HEAD also keeps files force-added despite .gitignore, and
 // sparse-checkout entries. An index in the middle of a merge has its
 // conflicted paths taken from the work tree.
 //
-// Durability: update-index and write-tree write their objects, and we the
-// commit, into a quarantine directory (objects/tmp_objdir-nexus-*, the
-// way git's own receive-pack quarantines). Every new object file is
-// fsynced (in parallel; the blobs while write-tree runs), hard-linked
-// into objects/, and the object directories that changed are fsynced;
-// only then does update-ref run, with core.fsync=objects,reference and
-// core.fsyncMethod=fsync, which syncs each ref file before renaming it
-// into place. So a crash leaves the old ref or the new one, never an
-// empty ref or one naming a missing object, and the repository never
-// holds a half-written object. A capture that fails or is stopped leaves
-// nothing in the repository (objects.go).
+// The rest is done by the package itself, to save git processes: in
+// steady state a capture runs three (ls-files, update-index, update-ref)
+// where `git add -A && git write-tree` runs two, and takes about 1.3
+// times as long, durability included (BENCHMARKS.md).
+//
+//   - Trees (trees.go): built from the temporary index as write-tree
+//     builds them. The index's cache-tree names the tree of every
+//     directory update-index did not touch, so only the touched ones and
+//     their parents are serialized, hashed and written. Like
+//     `write-tree --missing-ok` it does not look up the objects the index
+//     names (each was in the user's index or was just hashed). git
+//     write-tree still builds them for what the package does not read: a
+//     split or sparse index, unmerged entries, or more than 64 trees to
+//     write (maxBuiltTrees: an index without a cache-tree).
+//   - The commit (tree, parents, "nexus <nexus@localhost>" in UTC,
+//     message): exactly what commit-tree would write.
+//   - The refs it reads (tips.go): the thread's tip is remembered from
+//     its last capture, HEAD read from the repository's files (HEAD, the
+//     branch's loose ref or packed-refs) and trusted when git has shown
+//     that commit before. A cold Manager, a new HEAD commit, a Restore
+//     or a ref format the package does not read (reftable) costs one
+//     `cat-file --batch`. A remembered tip is checked by the ref
+//     transaction itself: if another process moved it, the transaction
+//     fails and the capture looks the tip up and commits again (the
+//     first commit stays behind, unreferenced, for git gc).
+//   - Checkpoint.Changed (trees.go): counted while the trees are built,
+//     by comparing the index with the one the thread's previous
+//     checkpoint was written from, kept in <stateDir>/checkpoints/last
+//     (a shadow repository's own index serves). It is used only when its
+//     tree is the parent's and the file is still the one kept (inode,
+//     size and time); else `git diff-tree` counts, after the refs moved.
+//
+// The kept index is not used as the next capture's seed, though its stat
+// data is as fresh: the rest of a subdirectory workspace's tree must be
+// the user's index, and a file the user force-adds later must be
+// captured. The benchmark's baseline seeds its temporary index from the
+// user's index in the same way.
+//
+// One `update-ref --stdin` transaction moves the scope ref and the tip
+// (the tip compare-and-swapped). git is started while the trees are
+// built, told to "prepare" (lock both refs, check the tip, write and
+// sync the lock files) while the objects are published, and to "commit"
+// (rename the lock files into place) only once they are; if anything
+// fails before, it aborts (commit.go).
+//
+// Durability: update-index writes the blobs, and the package the commit,
+// into a quarantine directory (objects/tmp_objdir-nexus-*, the way git's
+// own receive-pack quarantines); the trees it writes straight into their
+// object directories under temporary names (objects/xx/tmp_obj_*, as git
+// writes its own objects, invisible to git), which saves a directory
+// each. Every new object file is fsynced (in parallel; the blobs while
+// the trees are built), hard-linked or renamed into its place, and the
+// object directories that changed are fsynced; only then does the ref
+// transaction commit, with core.fsync=objects,reference and
+// core.fsyncMethod=fsync. So a crash leaves the old ref or the new one,
+// never an empty ref or one naming a missing object, and no half-written
+// object under its name (git gc prunes temporary files a crash leaves
+// in objects/xx, and the next capture old quarantines). A capture that
+// fails or is stopped removes what it wrote (objects.go).
 //
 // Bounds: Options.CaptureTimeout (30s) kills git's process group and
 // returns a *BoundError of kind time; MaxFiles (200,000 entries in the

@@ -52,10 +52,16 @@ type Manager struct {
 
 	mu    sync.Mutex
 	locks map[string]*wsLock // canonical workspace path -> its lock
-	sweep sync.Once          // temporary indexes left by a crash are removed once
+	sweep sync.Once          // temporary and kept indexes left by a crash or restart are removed once
 	// resolved remembers what each workspace path resolved to (an
 	// immutable *ws), checked with a stat on every use.
 	resolved map[string]*ws
+	// What captures remember between calls (tips.go), by tipKey: each
+	// thread's tip and the index its last checkpoint was written from;
+	// and by git dir, the HEAD commit git last showed us.
+	tips  map[string]tip
+	kept  map[string]keptIndex
+	heads map[string]string
 }
 
 // wsLock is a workspace's lock: a one-slot channel, so waiting for it
@@ -87,7 +93,8 @@ func New(stateDir string, opts Options) *Manager {
 	if opts.MaxPatchBytes <= 0 {
 		opts.MaxPatchBytes = DefaultMaxPatchBytes
 	}
-	return &Manager{stateDir: stateDir, opts: opts, locks: map[string]*wsLock{}, resolved: map[string]*ws{}}
+	return &Manager{stateDir: stateDir, opts: opts, locks: map[string]*wsLock{}, resolved: map[string]*ws{},
+		tips: map[string]tip{}, kept: map[string]keptIndex{}, heads: map[string]string{}}
 }
 
 // lock serializes operations on one workspace path. It returns the

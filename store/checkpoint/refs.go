@@ -146,6 +146,7 @@ func (m *Manager) DeleteThread(ctx context.Context, workspace, thread string) er
 		return err
 	}
 	defer unlock()
+	m.forgetTip(w, thread)
 	out, err := m.run(ctx, w.cmd("delete checkpoints", "", "for-each-ref", "--format=%(refname)",
 		CheckpointRefs+thread+"/", tipName(thread)))
 	if err != nil {

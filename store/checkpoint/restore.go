@@ -49,6 +49,7 @@ func (m *Manager) Restore(ctx context.Context, workspace, thread, commit string)
 	defer cancel()
 	r, err := m.restore(rctx, w, commit)
 	if err == nil && thread != "" {
+		m.forgetTip(w, thread)
 		_, err = m.run(rctx, w.cmd("restore", "", "update-ref", tipName(thread), r.Commit))
 	}
 	if err != nil && ctx.Err() == nil && rctx.Err() != nil {

@@ -33,6 +33,7 @@ type ws struct {
 	Workspace
 	index   string // the index a temporary index is seeded from
 	objects string // the repository's object directory
+	common  string // the common git dir (refs, packed-refs); GitDir but in a linked worktree
 	format  string // object format: sha1 or sha256
 	exclude string // -x pattern hiding the state dir, "" if it is not inside
 }
@@ -150,7 +151,8 @@ func (m *Manager) find(ctx context.Context, path string) (*ws, error) {
 		return m.shadowWS(path, shadow), nil
 	}
 	out, err := m.run(ctx, cmd{op: "open workspace", dir: path, args: []string{"rev-parse",
-		"--show-toplevel", "--show-prefix", "--absolute-git-dir", "--show-object-format", "--git-path", "index", "--git-path", "objects"}})
+		"--show-toplevel", "--show-prefix", "--absolute-git-dir", "--show-object-format", "--git-path", "index", "--git-path", "objects",
+		"--git-common-dir"}})
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
@@ -159,11 +161,11 @@ func (m *Manager) find(ctx context.Context, path string) (*ws, error) {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != 6 {
+	if len(lines) != 7 {
 		return nil, fmt.Errorf("checkpoint: unexpected git rev-parse output %q; check the git installation", out)
 	}
-	w := &ws{Workspace: Workspace{Path: path, Top: lines[0], Prefix: lines[1], GitDir: lines[2]}, format: lines[3], index: lines[4], objects: lines[5]}
-	for _, p := range []*string{&w.index, &w.objects} {
+	w := &ws{Workspace: Workspace{Path: path, Top: lines[0], Prefix: lines[1], GitDir: lines[2]}, format: lines[3], index: lines[4], objects: lines[5], common: lines[6]}
+	for _, p := range []*string{&w.index, &w.objects, &w.common} {
 		if !filepath.IsAbs(*p) {
 			*p = filepath.Join(path, *p)
 		}
@@ -189,6 +191,7 @@ func (m *Manager) shadowWS(path, dir string) *ws {
 		Workspace: Workspace{Path: path, Shadow: true, GitDir: dir, Top: path},
 		index:     filepath.Join(dir, "index"),
 		objects:   filepath.Join(dir, "objects"),
+		common:    dir,
 		format:    "sha1",
 		exclude:   excludePattern(path, "", m.stateDir),
 	}
@@ -276,7 +279,10 @@ func (m *Manager) tempIndex(w *ws) (path string, seeded bool, cleanup func(), er
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return "", false, nil, fmt.Errorf("checkpoint: cannot make a temporary index: %w; check the state dir", err)
 	}
-	m.sweep.Do(func() { sweepTemp(root) })
+	m.sweep.Do(func() {
+		sweepTemp(root)
+		sweepKept(filepath.Join(m.stateDir, "checkpoints", "last"))
+	})
 	dir, err := os.MkdirTemp(root, "idx-")
 	if err != nil {
 		return "", false, nil, fmt.Errorf("checkpoint: cannot make a temporary index: %w; check the state dir", err)
