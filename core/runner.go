@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -76,7 +77,10 @@ type result struct {
 }
 
 type textBuf struct {
-	obs   Observation
+	obs Observation
+	// text accumulates the deltas; obs.Text is set from it at the flush
+	// (appending to a string copies it: quadratic in a busy second).
+	text  strings.Builder
 	timer *time.Timer
 }
 

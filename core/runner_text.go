@@ -45,7 +45,7 @@ func (r *Runner) bufferText(o *Observation) bool {
 			_ = r.post(contextBackground, &call{flush: key})
 		})
 	}
-	b.obs.Text += o.Text
+	b.text.WriteString(o.Text)
 	b.obs.At = o.At
 	b.obs.Final = b.obs.Final || o.Final
 	if o.Text != "" {
@@ -72,6 +72,7 @@ func (r *Runner) flushText(key string) {
 		}
 	}
 	b.timer.Stop()
+	b.obs.Text = b.text.String()
 	_, _ = r.k.Step(Input{Obs: &b.obs})
 }
 

@@ -396,8 +396,16 @@ func (st *State) NodeByKey(attempt, key string) *Node {
 	if key == "" {
 		return nil
 	}
-	for _, n := range st.NodesOf(attempt) {
-		if n.Key == key {
+	if v := st.sealFor(attempt); v != nil {
+		for _, n := range v.byAtt[attempt] {
+			if n.Key == key {
+				return n
+			}
+		}
+		return nil
+	}
+	for _, id := range st.index().nodes[attempt] {
+		if n := st.Nodes[id]; n.Key == key {
 			return n
 		}
 	}

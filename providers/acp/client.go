@@ -229,6 +229,7 @@ func (s *session) closeText(t *agentproc.Turn) {
 // arrive with no turn (a session/load replay) are dropped.
 func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
 	s := c.s
+	defer s.flow.done()
 	t := s.current()
 	u := n.Update
 	if u.UsageUpdate != nil && u.UsageUpdate.Cost != nil {

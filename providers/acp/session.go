@@ -24,6 +24,7 @@ type session struct {
 	cfg    Config
 	thread string
 	out    *agentproc.Emitter
+	flow   *inflight // session/update lines queued in the SDK
 
 	mu        sync.Mutex
 	proc      *agentproc.Proc
@@ -57,7 +58,7 @@ type perm struct {
 }
 
 func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
-	return &session{cfg: cfg, thread: thread, out: out, perms: map[string]*perm{}, tools: map[string]bool{}, terms: newTerminals()}
+	return &session{cfg: cfg, thread: thread, out: out, perms: map[string]*perm{}, tools: map[string]bool{}, terms: newTerminals(), flow: newInflight()}
 }
 
 // Handle implements agentproc.Session.
@@ -263,9 +264,20 @@ func (s *session) spawn(dir string) error {
 	// The SDK's reader starts at once, and SetLogger races with it
 	// unless the reader sees nothing until the logger is set.
 	release := make(chan struct{})
-	conn := sdk.NewClientSideConnection(&client{s: s}, p.Stdin(), s.filter(p, gone, release))
+	in := s.filter(p, gone, release)
+	conn := sdk.NewClientSideConnection(&client{s: s}, p.Stdin(), in)
 	conn.SetLogger(discardLogger)
 	close(release)
+	// The SDK stops reading when it closes the connection (for one, when
+	// more notifications queue up than it holds); the filter must not
+	// block on a pipe no one reads, or Stop would wait for it forever.
+	go func() {
+		select {
+		case <-conn.Done():
+			in.CloseWithError(errors.New("the ACP connection closed"))
+		case <-gone:
+		}
+	}()
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()
@@ -327,7 +339,7 @@ func stderrTail(p *agentproc.Proc) string {
 // filter passes the agent's JSON lines to the SDK and handles the rest:
 // garbage before the handshake fails it, later garbage is warned about.
 // When stdout ends it reports the end of the process.
-func (s *session) filter(p *agentproc.Proc, gone, release chan struct{}) io.Reader {
+func (s *session) filter(p *agentproc.Proc, gone, release chan struct{}) *io.PipeReader {
 	pr, pw := io.Pipe()
 	go func() {
 		defer close(gone)
@@ -349,7 +361,12 @@ func (s *session) filter(p *agentproc.Proc, gone, release chan struct{}) io.Read
 			if t != nil {
 				t.Kick()
 			}
+			s.flow.admit(b)
 			if _, err := pw.Write(append(append([]byte(nil), b...), '\n')); err != nil {
+				// No one reads: drain stdout so the agent is never
+				// blocked writing, and report its end as usual.
+				for sc.Scan() {
+				}
 				break
 			}
 		}

@@ -308,17 +308,31 @@ func (s *session) Stop(reason string) {
 	s.stopping = true
 	s.mu.Unlock()
 	if cmd != nil {
-		_, _ = tty.WriteString("\x04")
+		// The shell's jobs run in process groups of their own: signal the
+		// terminal's foreground group too, or a job keeps the terminal
+		// (and this stop) alive after the shell is gone.
 		pg := cmd.Process.Pid
-		_ = syscall.Kill(-pg, syscall.SIGHUP)
-		if !waitFor(done, s.cfg.Settings.Grace) {
-			_ = syscall.Kill(-pg, syscall.SIGTERM)
-			if !waitFor(done, s.cfg.Settings.Term) {
-				_ = syscall.Kill(-pg, syscall.SIGKILL)
-				<-done
+		groups := []int{pg}
+		if fg, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCGPGRP); err == nil && fg > 0 && fg != pg {
+			groups = append(groups, fg)
+		}
+		signal := func(sig syscall.Signal) {
+			for _, g := range groups {
+				_ = syscall.Kill(-g, sig)
 			}
 		}
-		_ = syscall.Kill(-pg, syscall.SIGKILL)
+		_, _ = tty.WriteString("\x04")
+		signal(syscall.SIGHUP)
+		if !waitFor(done, s.cfg.Settings.Grace) {
+			signal(syscall.SIGTERM)
+			if !waitFor(done, s.cfg.Settings.Term) {
+				signal(syscall.SIGKILL)
+				// A background job that ignores the hangup can still hold
+				// the terminal: report the stop anyway.
+				waitFor(done, s.cfg.Settings.Term)
+			}
+		}
+		signal(syscall.SIGKILL)
 	}
 	if t != nil {
 		t.End(core.AttemptInterrupted, reason)

@@ -22,32 +22,42 @@ func Root() string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
-var (
-	buildOnce sync.Once
-	built     string
-	buildErr  error
-)
+// fakeAgent builds a fake agent under testdata/agents once per test
+// binary.
+type fakeAgent struct {
+	name string
+	once sync.Once
+	bin  string
+	err  error
+}
+
+func (f *fakeAgent) build(t testing.TB) string {
+	t.Helper()
+	f.once.Do(func() {
+		dir, err := os.MkdirTemp("", "nexus-"+f.name+"-")
+		if err != nil {
+			f.err = err
+			return
+		}
+		f.bin = filepath.Join(dir, f.name)
+		out, err := exec.Command("go", "build", "-o", f.bin, filepath.Join(Root(), "testdata", "agents", f.name)).CombinedOutput()
+		if err != nil {
+			f.err = fmt.Errorf("building the %s fake agent: %v\n%s", f.name, err, out)
+		}
+	})
+	if f.err != nil {
+		t.Fatal(f.err)
+	}
+	return f.bin
+}
+
+var scripted = &fakeAgent{name: "scripted"}
 
 // Scripted builds the scripted fake agent once per test binary and
 // returns its path.
 func Scripted(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "nexus-scripted-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		built = filepath.Join(dir, "scripted")
-		out, err := exec.Command("go", "build", "-o", built, filepath.Join(Root(), "testdata", "agents", "scripted")).CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building the scripted agent: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return built
+	return scripted.build(t)
 }
 
 // Script returns the path of a transcript under testdata/agents.
