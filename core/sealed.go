@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -194,18 +195,8 @@ func (st *State) thaw(id string) {
 
 // ThawAll moves every sealed history back into the hot maps, loading it.
 func (st *State) ThawAll() {
-	for _, id := range slices.Sorted(mapKeys(st.Sealed)) {
+	for _, id := range slices.Sorted(maps.Keys(st.Sealed)) {
 		st.thaw(id)
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
