@@ -61,11 +61,12 @@ func newRPC(w lineWriter) *rpc { return &rpc{w: w, pending: map[string]chan msg{
 func (r *rpc) call(method string, params any) <-chan msg {
 	r.mu.Lock()
 	r.next++
-	id := strconv.Itoa(r.next)
+	n := r.next
+	id := strconv.Itoa(n)
 	ch := make(chan msg, 1)
 	r.pending[id] = ch
 	r.mu.Unlock()
-	b, _ := json.Marshal(map[string]any{"id": r.next, "method": method, "params": params})
+	b, _ := json.Marshal(map[string]any{"id": n, "method": method, "params": params})
 	if err := r.w.WriteLine(b); err != nil {
 		r.mu.Lock()
 		delete(r.pending, id)
