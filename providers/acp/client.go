@@ -151,6 +151,13 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 	key := fmt.Sprintf("%s#%d", p.ToolCall.ToolCallId, s.permN)
 	s.perms[key] = w
 	s.mu.Unlock()
+	// However the wait ends, the agent no longer waits: an answer that
+	// comes later is reported as missed, not delivered to nobody.
+	defer func() {
+		s.mu.Lock()
+		delete(s.perms, key)
+		s.mu.Unlock()
+	}()
 	t.Obs(core.Observation{Kind: core.ObsRequest, Key: key, Parent: string(p.ToolCall.ToolCallId),
 		RequestKind: core.RequestApproval, Action: action, Prompt: "Allow " + title + "?"})
 	select {
