@@ -54,7 +54,9 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 		}
 	}
 	ws, _ := os.Getwd()
-	return tui.Run(ctx, s, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label,
+	// s.Backend, not s: it is what implements core.Terminals too (the
+	// host's hostBackend or an api.Client), which the UI type-asserts.
+	return tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label,
 		Host: s.host != nil, Profiles: tuiProfiles(newRegistry(nil, cfg)), Workspace: ws,
 		IO: tui.IO{Input: in, Output: out}})
 }

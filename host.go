@@ -36,13 +36,16 @@ type session struct {
 type host struct {
 	st     *store.Store
 	runner *core.Runner
-	reg    *providers.Registry
-	pool   *workers.Pool
-	cps    *checkpointer
-	srv    *api.Server
-	cancel context.CancelFunc
-	runErr chan error
-	srvErr chan error
+	// backend is what the socket and the host's own TUI use: the runner
+	// plus the providers' terminals.
+	backend *hostBackend
+	reg     *providers.Registry
+	pool    *workers.Pool
+	cps     *checkpointer
+	srv     *api.Server
+	cancel  context.CancelFunc
+	runErr  chan error
+	srvErr  chan error
 }
 
 // connect makes this invocation a client of the running host, or the host
@@ -65,7 +68,7 @@ func (a *app) connect(ctx context.Context) (*session, error) {
 		}
 		h, err := startHost(dir, 200*time.Millisecond, cfg)
 		if err == nil {
-			s := &session{Backend: h.runner, dir: dir, host: h}
+			s := &session{Backend: h.backend, dir: dir, host: h}
 			s.stop = func() { s.drain(); h.close() }
 			return s, nil
 		}
@@ -125,11 +128,11 @@ func startHost(dir string, lockTimeout time.Duration, cfg *config.Config) (*host
 		st.Close()
 		return nil, fmt.Errorf("cannot serve the state dir socket: %w", err)
 	}
-	h := &host{st: st, runner: runner, reg: reg, pool: pool, cps: cps, cancel: cancel,
-		runErr: make(chan error, 1), srvErr: make(chan error, 1)}
+	h := &host{st: st, runner: runner, backend: &hostBackend{Backend: runner, reg: reg}, reg: reg, pool: pool,
+		cps: cps, cancel: cancel, runErr: make(chan error, 1), srvErr: make(chan error, 1)}
 	reg.Bind(hctx, runner)
 	go func() { h.runErr <- runner.Run(hctx) }()
-	h.srv = api.NewServer(runner, api.HostInfo{PID: os.Getpid(), Version: Version, StateDir: dir})
+	h.srv = api.NewServer(h.backend, api.HostInfo{PID: os.Getpid(), Version: Version, StateDir: dir})
 	go func() { h.srvErr <- h.srv.Serve(hctx, ln) }()
 	return h, nil
 }

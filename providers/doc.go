@@ -9,6 +9,12 @@
 // Runner). Each adapter lives in its own sub-package: builtin is the
 // built-in agent.
 //
+// A provider whose threads run in PTYs (shell) also implements Terminals;
+// Registry.Terminal finds a thread's live PTY among the providers started
+// so far (a provider is started by its first effect, so one not started
+// has no terminal: core.ErrNoTerminal). The host serves it as
+// core.Terminals.
+//
 // Providers may import core (and later workers); never store or the TUI.
 // Handle must not block: turns run on the provider's own goroutines, each
 // with a context cancelled by Close.

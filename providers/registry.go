@@ -107,3 +107,29 @@ func (r *Registry) Close() {
 		p.Close()
 	}
 }
+
+// Terminal finds the live PTY of a thread among the providers started so
+// far. A provider not started yet runs nothing, so it has none:
+// core.ErrNoTerminal, as for a thread whose provider has no PTY or whose
+// process has exited.
+func (r *Registry) Terminal(thread string) (Terminal, error) {
+	r.mu.Lock()
+	names := make([]string, 0, len(r.live))
+	for n := range r.live {
+		names = append(names, n)
+	}
+	sort.Strings(names) // the same answer every time, should two have one
+	var ts []Terminals
+	for _, n := range names {
+		if t, ok := r.live[n].(Terminals); ok {
+			ts = append(ts, t)
+		}
+	}
+	r.mu.Unlock()
+	for _, t := range ts {
+		if term, ok := t.Terminal(thread); ok {
+			return term, nil
+		}
+	}
+	return nil, core.ErrNoTerminal
+}

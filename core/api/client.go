@@ -39,10 +39,13 @@ type Client struct {
 	conn   net.Conn   // nil before the first request and after a failure; dialled again lazily
 	lr     *lineReader
 	closed bool
-	subs   map[*subscription]struct{}
+	subs   map[stopper]struct{} // open subscriptions and terminal feeds
 }
 
-var _ core.Backend = (*Client)(nil)
+var (
+	_ core.Backend   = (*Client)(nil)
+	_ core.Terminals = (*Client)(nil)
+)
 
 // Dial connects to the host at path and checks that it answers hello
 // within timeout (DefaultTimeout when timeout <= 0). Close the Client when
@@ -51,7 +54,7 @@ func Dial(ctx context.Context, path string, timeout time.Duration) (*Client, err
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	c := &Client{path: path, timeout: timeout, sem: make(chan struct{}, 1), subs: map[*subscription]struct{}{}}
+	c := &Client{path: path, timeout: timeout, sem: make(chan struct{}, 1), subs: map[stopper]struct{}{}}
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var info HostInfo
@@ -286,6 +289,9 @@ func cause(err error) error {
 func remoteError(e *wireError) error {
 	if e.Code == CodeInvalidParams {
 		return &core.InputError{Msg: e.Message}
+	}
+	if e.Data != nil && errorKinds[e.Data.Kind] != nil {
+		return errorKinds[e.Data.Kind]
 	}
 	return &Error{Code: e.Code, Message: e.Message}
 }

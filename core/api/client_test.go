@@ -238,15 +238,21 @@ func TestSubscribeEndsWithContext(t *testing.T) {
 
 func waitClosed(t *testing.T, sub *core.Subscription) {
 	t.Helper()
+	waitDrained(t, sub.Events)
+}
+
+// waitDrained reads ch until it is closed, failing after 5 s.
+func waitDrained[T any](t *testing.T, ch <-chan T) {
+	t.Helper()
 	timeout := time.After(5 * time.Second)
 	for {
 		select {
-		case _, ok := <-sub.Events:
+		case _, ok := <-ch:
 			if !ok {
 				return
 			}
 		case <-timeout:
-			t.Fatal("subscription did not end")
+			t.Fatal("the stream did not end within 5s")
 		}
 	}
 }

@@ -29,11 +29,14 @@
 // ignored. Params are decoded strictly: an unknown field is refused, so a
 // client newer than its host hears about it instead of being ignored.
 //
-//	method     params               result
-//	hello      (none)               HostInfo {pid, version, stateDir}
-//	submit     core.Command         core.Receipt
-//	state      (none)               core.State (call Reindex after decoding)
-//	subscribe  {"from": uint64}     {"state": core.State} (state only when from == 0)
+//	method       params                              result
+//	hello        (none)                              HostInfo {pid, version, stateDir}
+//	submit       core.Command                        core.Receipt
+//	state        (none)                              core.State (call Reindex after decoding)
+//	subscribe    {"from": uint64}                    {"state": core.State} (state only when from == 0)
+//	term.attach  {"thread": string}                  {} then "term" notifications
+//	term.input   {"thread": string, "data": base64}  {}
+//	term.resize  {"thread": string, "cols", "rows"}  {}
 //
 // A client uses hello to check that the host answers (Dial does, within
 // one second by default: DESIGN.md §5).
@@ -53,6 +56,31 @@
 // connection is dedicated to its subscription: a request sent on it is
 // answered with -32600, and closing it ends the subscription.
 //
+// # Terminals
+//
+// The term.* methods serve core.Terminals (the live PTY of a shell
+// thread) when the host's backend implements it; otherwise they are
+// answered -32601 ("this host serves no terminals"). After the
+// term.attach result the connection is dedicated to the feed, like a
+// subscription:
+//
+//	{"jsonrpc":"2.0","method":"term","params":core.TermChunk}
+//
+// with TermChunk {"reset":bool,"data":base64,"cols":int,"rows":int}
+// (omitted when zero; cols and rows come with a Reset; the first chunk is
+// always one), and finally "end" with reason "exited" (the process
+// exited; core.ErrTerminalExited on the client), "stopped" or "error".
+// The host coalesces what a slow reader has not taken, and sends a Reset
+// instead of bytes that fell out of its buffer, so a feed never lags on
+// the host's side; the Client holds 16 chunks and ends a feed whose reader
+// leaves them untaken for 5 s with core.ErrLagged (attach again).
+// term.input and term.resize go on the shared request connection. None of
+// it is journaled: terminal I/O is live, as in tmux. A thread the state
+// does not know is refused input (-32602); one with no live PTY is -32000
+// with data {"kind":"no_terminal"} (core.ErrNoTerminal on the client);
+// input over core.MaxTermInput and sizes outside 1..1000 are refused
+// input.
+//
 // Errors:
 //
 //	-32700  parse error: not JSON, or not valid UTF-8
@@ -65,12 +93,17 @@
 //	        that do not decode; data is {"kind":"input"}. The Client turns
 //	        it back into *core.InputError with the same message, so callers
 //	        tell "refused input" (exit 1, nothing journaled) from "host gone".
-//	-32000  the backend failed; the message says why (*Error on the client)
+//	-32000  the backend failed; the message says why (*Error on the client,
+//	        or, when data.kind is "no_terminal" or "terminal_exited",
+//	        core.ErrNoTerminal or core.ErrTerminalExited itself)
 //
 // Size limit: a request line may be MaxRequestBytes long (6 ×
 // core.MaxTextBytes + 1 MiB, so a message at the text limit fits even when
-// every byte is escaped as \u00XX). Lines the client reads may be
-// MaxResponseBytes long (256 MiB: a State carries every transcript).
+// every byte is escaped as \u00XX); a term.input at core.MaxTermInput (64
+// KiB) is 87,384 bytes of base64, well within it. Lines the client reads
+// may be MaxResponseBytes long (256 MiB: a State carries every
+// transcript; a terminal chunk is at most the host's 1 MiB ring, 1.4 MB
+// in base64).
 //
 // # Server behaviour
 //
@@ -93,14 +126,15 @@
 // Runner is).
 //
 // Client: every method is safe for concurrent use. Requests (hello,
-// submit, state) share one connection, one request at a time: a caller
-// waits its turn or until its context ends. A request cut short by its
-// context abandons that connection and the next request dials a new one,
-// so the Client stays usable. Each Subscribe opens a connection of its own
+// submit, state, term.input, term.resize) share one connection, one
+// request at a time: a caller waits its turn or until its context ends. A
+// request cut short by its context abandons that connection and the next
+// request dials a new one, so the Client stays usable. Each Subscribe opens a connection of its own
 // and a goroutine, owned by the subscription, that delivers events on a
 // buffered channel (1024 events). It ends — closing Events, after which
 // Err says why — when the subscription's context ends, Close is called
 // (ErrClosed), the reader leaves the buffer full for 5 s (core.ErrLagged),
-// or the host stops or the connection drops (ErrHostGone). A dropped
-// request connection gives an error wrapping ErrHostGone.
+// or the host stops or the connection drops (ErrHostGone). AttachTerminal
+// works the same way, with its own connection and goroutine per feed. A
+// dropped request connection gives an error wrapping ErrHostGone.
 package api

@@ -199,24 +199,24 @@ func (s *Server) handle(ctx context.Context, c *conn, it item, items <-chan item
 		c.write(tooLongResponse(), true)
 		return false
 	}
-	out, sub := s.call(ctx, it.line)
+	out, st := s.call(ctx, it.line)
 	if out == nil {
 		return true // blank line
 	}
 	if ctx.Err() != nil {
-		if sub != nil {
-			sub.cancel()
+		if st != nil {
+			st.cancel()
 		}
 		return false // client gone or host stopping: nobody wants the answer
 	}
-	if err := c.write(out, true); err != nil || sub == nil {
-		if sub != nil {
-			sub.cancel()
+	if err := c.write(out, true); err != nil || st == nil {
+		if st != nil {
+			st.cancel()
 		}
 		return err == nil
 	}
-	defer sub.cancel()
-	s.pump(ctx, c, sub.Subscription, items)
+	defer st.cancel()
+	st.pump(ctx, c, items)
 	return false
 }
 
@@ -225,25 +225,41 @@ func tooLongResponse() []byte {
 		Message: fmt.Sprintf("request line is over %d bytes; closing the connection", MaxRequestBytes)})
 }
 
-// pump forwards a subscription's events as notifications until it ends,
-// the client goes away or the host stops. The connection carries nothing
-// else from now on.
-func (s *Server) pump(ctx context.Context, c *conn, sub *core.Subscription, items <-chan item) {
+// stream is what a dedicated connection carries after the result of its
+// request (subscribe, term.attach): pump forwards it until it ends, and
+// cancel releases it.
+type stream struct {
+	pump   func(ctx context.Context, c *conn, items <-chan item)
+	cancel context.CancelFunc
+}
+
+// newStream forwards ch as notifications named method; errf says why ch
+// was closed.
+func newStream[T any](method string, ch <-chan T, errf func() error, cancel context.CancelFunc) *stream {
+	return &stream{cancel: cancel, pump: func(ctx context.Context, c *conn, items <-chan item) {
+		pump(ctx, c, method, ch, errf, items)
+	}}
+}
+
+// pump forwards a stream's values as notifications until it ends, the
+// client goes away or the host stops. The connection carries nothing else
+// from now on.
+func pump[T any](ctx context.Context, c *conn, method string, ch <-chan T, errf func() error, items <-chan item) {
 	for {
 		select {
-		case ev, ok := <-sub.Events:
+		case v, ok := <-ch:
 			if !ok {
-				c.write(endLine(ctx, sub.Err()), true)
+				c.write(endLine(ctx, errf()), true)
 				return
 			}
-			line, err := json.Marshal(notification{JSONRPC: "2.0", Method: NotifyEvent, Params: &ev})
+			line, err := json.Marshal(notification{JSONRPC: "2.0", Method: method, Params: &v})
 			if err != nil {
-				c.write(endLine(ctx, fmt.Errorf("cannot encode event %d: %w", ev.Seq, err)), true)
+				c.write(endLine(ctx, fmt.Errorf("cannot encode a %s notification: %w", method, err)), true)
 				return
 			}
-			// Flush when no more events are waiting, so a burst takes
-			// one write and a lone event goes out at once.
-			if err := c.write(line, len(sub.Events) == 0); err != nil {
+			// Flush when nothing more is waiting, so a burst takes one
+			// write and a lone value goes out at once.
+			if err := c.write(line, len(ch) == 0); err != nil {
 				return
 			}
 		case it, ok := <-items:
@@ -258,7 +274,7 @@ func (s *Server) pump(ctx context.Context, c *conn, sub *core.Subscription, item
 				continue
 			}
 			out := encodeResponse(requestID(it.line), nil, &wireError{Code: CodeInvalidRequest,
-				Message: "this connection carries a subscription; send requests on another connection"})
+				Message: "this connection carries a stream (subscribe or term.attach); send requests on another connection"})
 			if err := c.write(out, true); err != nil {
 				return
 			}
@@ -271,14 +287,16 @@ func (s *Server) pump(ctx context.Context, c *conn, sub *core.Subscription, item
 	}
 }
 
-// endLine is the "end" notification for a subscription that ended with err.
+// endLine is the "end" notification for a stream that ended with err.
 func endLine(ctx context.Context, err error) []byte {
-	p := endParams{Reason: EndError, Error: "the subscription ended"}
+	p := endParams{Reason: EndError, Error: "the stream ended"}
 	switch {
 	case ctx.Err() != nil || errors.Is(err, core.ErrStopped):
 		p.Reason, p.Error = EndStopped, "the host is stopping"
 	case errors.Is(err, core.ErrLagged):
 		p.Reason, p.Error = EndLagged, err.Error()
+	case errors.Is(err, core.ErrTerminalExited):
+		p.Reason, p.Error = EndExited, err.Error()
 	case err != nil:
 		p.Error = err.Error()
 	}
@@ -286,18 +304,11 @@ func endLine(ctx context.Context, err error) []byte {
 	return line
 }
 
-// activeSub is a subscription the dispatcher opened, with the cancel that
-// ends it.
-type activeSub struct {
-	*core.Subscription
-	cancel context.CancelFunc
-}
-
 // call parses one request line and runs it. It returns the response line
-// (nil for a blank line) and, for an accepted subscribe, the subscription
-// to pump after the response is written. It never panics on any input;
+// (nil for a blank line) and, for an accepted subscribe or term.attach,
+// the stream to pump after the response is written. It never panics on any input;
 // FuzzServerLine holds it to that.
-func (s *Server) call(ctx context.Context, line []byte) ([]byte, *activeSub) {
+func (s *Server) call(ctx context.Context, line []byte) ([]byte, *stream) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil, nil
 	}
@@ -305,22 +316,22 @@ func (s *Server) call(ctx context.Context, line []byte) ([]byte, *activeSub) {
 	if werr != nil {
 		return encodeResponse(req.ID, nil, werr), nil
 	}
-	result, sub, err := s.dispatch(ctx, req.Method, req.Params)
+	result, st, err := s.dispatch(ctx, req.Method, req.Params)
 	if err != nil {
 		return encodeResponse(req.ID, nil, toWireError(err)), nil
 	}
 	out := encodeResponse(req.ID, result, nil)
 	if out == nil {
-		if sub != nil {
-			sub.cancel()
+		if st != nil {
+			st.cancel()
 		}
 		return encodeResponse(req.ID, nil, &wireError{Code: CodeServer,
 			Message: "the host cannot encode the result as JSON (a NaN or infinite number?)"}), nil
 	}
-	return out, sub
+	return out, st
 }
 
-func (s *Server) dispatch(ctx context.Context, method string, params json.RawMessage) (any, *activeSub, error) {
+func (s *Server) dispatch(ctx context.Context, method string, params json.RawMessage) (any, *stream, error) {
 	switch method {
 	case MethodHello:
 		return s.info, nil, nil
@@ -356,10 +367,12 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 			cancel()
 			return nil, nil, err
 		}
-		return subscribeResult{State: wireState(sub.State)}, &activeSub{sub, cancel}, nil
+		return subscribeResult{State: wireState(sub.State)}, newStream(NotifyEvent, sub.Events, sub.Err, cancel), nil
+	case MethodTermAttach, MethodTermInput, MethodTermResize:
+		return s.dispatchTerm(ctx, method, params)
 	default:
-		return nil, nil, &wireError{Code: CodeMethodNotFound,
-			Message: fmt.Sprintf("unknown method %.64q: use hello, submit, state or subscribe", method)}
+		return nil, nil, &wireError{Code: CodeMethodNotFound, Message: fmt.Sprintf(
+			"unknown method %.64q: use hello, submit, state, subscribe, term.attach, term.input or term.resize", method)}
 	}
 }
 
@@ -387,6 +400,11 @@ func toWireError(err error) *wireError {
 	var ie *core.InputError
 	if errors.As(err, &ie) {
 		return &wireError{Code: CodeInvalidParams, Message: ie.Msg, Data: &errorData{Kind: "input"}}
+	}
+	for kind, sentinel := range errorKinds {
+		if errors.Is(err, sentinel) {
+			return &wireError{Code: CodeServer, Message: err.Error(), Data: &errorData{Kind: kind}}
+		}
 	}
 	return &wireError{Code: CodeServer, Message: err.Error()}
 }

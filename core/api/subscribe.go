@@ -14,6 +14,11 @@ import (
 // subBuffer is how many events a subscription holds for its reader.
 const subBuffer = 1024
 
+// termBuffer is how many chunks a terminal feed holds for its reader. The
+// host coalesces what a slow reader has not taken, so a few suffice; a
+// chunk can be as large as the host's ring (1 MiB).
+const termBuffer = 16
+
 // lagTimeout is how long a full buffer waits for the reader before
 // the subscription ends with core.ErrLagged (the reader resubscribes from
 // the last seq it saw). Waiting, rather than ending at once, rides out a
@@ -25,76 +30,101 @@ var lagTimeout = 5 * time.Second
 // Client is closed (ErrClosed), the reader falls behind (core.ErrLagged),
 // or the host stops or goes away (an error wrapping ErrHostGone).
 func (c *Client) Subscribe(ctx context.Context, from uint64) (*core.Subscription, error) {
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil, ErrClosed
-	}
-	line, err := encodeRequest("1", MethodSubscribe, subscribeParams{From: from})
-	if err != nil {
-		return nil, err
-	}
-	nc, err := c.dial(ctx)
-	if err != nil {
-		return nil, err
-	}
-	lr := newLineReader(nc, MaxResponseBytes)
-	in, poisoned, err := roundTrip(ctx, nc, lr, line, "1", MethodSubscribe)
-	if err == nil && poisoned {
-		err = fmt.Errorf("api: %s: %w", MethodSubscribe, ctx.Err())
-	}
-	if err == nil && in.Error != nil {
-		err = remoteError(in.Error)
-	}
 	var res subscribeResult
-	if err == nil {
-		if jerr := json.Unmarshal(in.Result, &res); jerr != nil {
-			err = fmt.Errorf("api: the host sent a bad subscribe result: %w", jerr)
-		}
-	}
+	nc, lr, err := c.open(ctx, MethodSubscribe, subscribeParams{From: from}, &res)
 	if err != nil {
-		nc.Close()
 		return nil, err
 	}
 	if res.State != nil {
 		res.State.Reindex()
 	}
-	s := &subscription{nc: nc, events: make(chan core.Event, subBuffer), quit: make(chan struct{})}
+	f, err := startFeed[core.Event](ctx, c, nc, lr, NotifyEvent, subBuffer)
+	if err != nil {
+		return nil, err
+	}
+	return &core.Subscription{State: res.State, Events: f.out, Err: f.Err}, nil
+}
+
+// open sends a request that turns a new connection into a stream and
+// decodes its result; the caller starts the feed that reads the rest.
+func (c *Client) open(ctx context.Context, method string, params, result any) (net.Conn, *lineReader, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, nil, ErrClosed
+	}
+	line, err := encodeRequest("1", method, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	nc, err := c.dial(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	lr := newLineReader(nc, MaxResponseBytes)
+	in, poisoned, err := roundTrip(ctx, nc, lr, line, "1", method)
+	if err == nil && poisoned {
+		err = fmt.Errorf("api: %s: %w", method, ctx.Err())
+	}
+	if err == nil && in.Error != nil {
+		err = remoteError(in.Error)
+	}
+	if err == nil {
+		if jerr := json.Unmarshal(in.Result, result); jerr != nil {
+			err = fmt.Errorf("api: the host sent a bad %s result: %w", method, jerr)
+		}
+	}
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return nc, lr, nil
+}
+
+// startFeed starts the goroutine that reads a stream's notifications
+// into a channel of size buffer. The Client's Close stops it.
+func startFeed[T any](ctx context.Context, c *Client, nc net.Conn, lr *lineReader, method string, buffer int) (*feed[T], error) {
+	f := &feed[T]{nc: nc, method: method, out: make(chan T, buffer), quit: make(chan struct{})}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		nc.Close()
 		return nil, ErrClosed
 	}
-	c.subs[s] = struct{}{}
+	c.subs[f] = struct{}{}
 	c.mu.Unlock()
-	stop := context.AfterFunc(ctx, func() { s.stop(ctx.Err()) })
-	go s.run(lr, func() {
+	stop := context.AfterFunc(ctx, func() { f.stop(ctx.Err()) })
+	go f.run(lr, func() {
 		stop()
 		c.mu.Lock()
-		delete(c.subs, s)
+		delete(c.subs, f)
 		c.mu.Unlock()
 	})
-	return &core.Subscription{State: res.State, Events: s.events, Err: s.Err}, nil
+	return f, nil
 }
 
-// subscription reads one subscription's connection. Its goroutine (run)
-// is the only sender on events and closes it on the way out.
-type subscription struct {
+// stopper is a feed as the Client sees it: something Close ends.
+type stopper interface{ stop(error) }
+
+// feed reads one stream's connection: notifications named method carry
+// its values. Its goroutine (run) is the only sender on out and closes it
+// on the way out.
+type feed[T any] struct {
 	nc     net.Conn
-	events chan core.Event
+	method string
+	out    chan T
 
 	once sync.Once
 	quit chan struct{} // closed by stop
 
 	mu     sync.Mutex
 	reason error // why it is ending: the first stop wins over a read error
-	err    error // published when events is closed
+	err    error // published when out is closed
 }
 
-// stop ends the subscription with err unless it is already ending.
-func (s *subscription) stop(err error) {
+// stop ends the feed with err unless it is already ending.
+func (s *feed[T]) stop(err error) {
 	s.mu.Lock()
 	if s.reason == nil {
 		s.reason = err
@@ -104,14 +134,14 @@ func (s *subscription) stop(err error) {
 	s.nc.Close()
 }
 
-// Err says why Events was closed; nil while it is open.
-func (s *subscription) Err() error {
+// Err says why out was closed; nil while it is open.
+func (s *feed[T]) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
 }
 
-func (s *subscription) run(lr *lineReader, done func()) {
+func (s *feed[T]) run(lr *lineReader, done func()) {
 	var err error
 	defer func() {
 		s.nc.Close()
@@ -122,12 +152,12 @@ func (s *subscription) run(lr *lineReader, done func()) {
 		s.err = s.reason
 		s.mu.Unlock()
 		done()
-		close(s.events)
+		close(s.out)
 	}()
 	for {
 		line, rerr := lr.next()
 		if rerr != nil {
-			err = fmt.Errorf("%w: the subscription's connection closed: %v", ErrHostGone, cause(rerr))
+			err = fmt.Errorf("%w: the stream's connection closed: %v", ErrHostGone, cause(rerr))
 			return
 		}
 		var in incoming
@@ -136,13 +166,13 @@ func (s *subscription) run(lr *lineReader, done func()) {
 			return
 		}
 		switch in.Method {
-		case NotifyEvent:
-			var ev core.Event
-			if jerr := json.Unmarshal(in.Params, &ev); jerr != nil {
-				err = fmt.Errorf("api: the host sent a bad event: %w", jerr)
+		case s.method:
+			var v T
+			if jerr := json.Unmarshal(in.Params, &v); jerr != nil {
+				err = fmt.Errorf("api: the host sent a bad %s notification: %w", s.method, jerr)
 				return
 			}
-			if err = s.deliver(ev); err != nil {
+			if err = s.deliver(v); err != nil {
 				return
 			}
 		case NotifyEnd:
@@ -154,18 +184,18 @@ func (s *subscription) run(lr *lineReader, done func()) {
 	}
 }
 
-// deliver hands ev to the reader, waiting up to lagTimeout when the
+// deliver hands v to the reader, waiting up to lagTimeout when the
 // buffer is full.
-func (s *subscription) deliver(ev core.Event) error {
+func (s *feed[T]) deliver(v T) error {
 	select {
-	case s.events <- ev:
+	case s.out <- v:
 		return nil
 	default:
 	}
 	t := time.NewTimer(lagTimeout)
 	defer t.Stop()
 	select {
-	case s.events <- ev:
+	case s.out <- v:
 		return nil
 	case <-s.quit:
 		return ErrClosed // replaced by the stop reason
@@ -174,14 +204,16 @@ func (s *subscription) deliver(ev core.Event) error {
 	}
 }
 
-// endError turns the host's "end" notification into the subscription's Err.
+// endError turns the host's "end" notification into the stream's Err.
 func endError(p endParams) error {
 	switch p.Reason {
 	case EndLagged:
 		return core.ErrLagged
+	case EndExited:
+		return core.ErrTerminalExited
 	case EndStopped:
 		return fmt.Errorf("%w: %s", ErrHostGone, p.Error)
 	default:
-		return fmt.Errorf("api: the host ended the subscription: %s", p.Error)
+		return fmt.Errorf("api: the host ended the stream: %s", p.Error)
 	}
 }

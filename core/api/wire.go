@@ -16,7 +16,12 @@ const (
 	MethodState     = "state"
 	MethodSubscribe = "subscribe"
 
+	MethodTermAttach = "term.attach"
+	MethodTermInput  = "term.input"
+	MethodTermResize = "term.resize"
+
 	NotifyEvent = "event"
+	NotifyTerm  = "term"
 	NotifyEnd   = "end"
 )
 
@@ -33,6 +38,7 @@ const (
 const (
 	EndLagged  = "lagged"  // the reader fell behind: resubscribe from the last seq
 	EndStopped = "stopped" // the host is shutting down
+	EndExited  = "exited"  // a terminal's process exited (core.ErrTerminalExited)
 	EndError   = "error"   // anything else; the message says what
 )
 
@@ -43,6 +49,8 @@ const (
 	// message.send whose text is at core.MaxTextBytes may take six times
 	// that on the wire; 1 MiB on top covers the other fields and the
 	// envelope. A longer line gets an error and the connection is closed.
+	// A term.input at core.MaxTermInput is base64 in the line (4/3 of it),
+	// far below this.
 	MaxRequestBytes = 6*core.MaxTextBytes + 1<<20
 	// MaxResponseBytes bounds one line the client reads. A State carries
 	// every transcript, so it is generous; it only stops a runaway peer.
@@ -82,9 +90,17 @@ type wireError struct {
 
 func (e *wireError) Error() string { return e.Message }
 
-// errorData tells refused input (kind "input") apart from other errors.
+// errorData tells refused input (kind "input") and the errors of
+// errorKinds apart from other errors.
 type errorData struct {
 	Kind string `json:"kind"`
+}
+
+// errorKinds are the core errors that cross the socket as themselves: the
+// server sends the kind in data, the Client returns the same sentinel.
+var errorKinds = map[string]error{
+	"no_terminal":     core.ErrNoTerminal,
+	"terminal_exited": core.ErrTerminalExited,
 }
 
 // incoming is any line a client reads: a response or a notification.
@@ -102,6 +118,21 @@ type subscribeParams struct {
 
 type subscribeResult struct {
 	State *core.State `json:"state,omitempty"`
+}
+
+type termParams struct {
+	Thread string `json:"thread"`
+}
+
+type termInputParams struct {
+	Thread string `json:"thread"`
+	Data   []byte `json:"data"` // base64 on the wire
+}
+
+type termResizeParams struct {
+	Thread string `json:"thread"`
+	Cols   int    `json:"cols"`
+	Rows   int    `json:"rows"`
 }
 
 type endParams struct {

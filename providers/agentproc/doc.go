@@ -25,7 +25,9 @@
 // unbounded queue, so Handle never blocks the Runner and effects of one
 // thread run in order; start_turn may block that actor for the bounded
 // time of a process start and handshake (Settings.Handshake). A stop for
-// a thread with no process is answered STOPPED at once.
+// a thread with no process is answered STOPPED at once. Session(thread)
+// returns a thread's session (for the shell's terminals); it outlives its
+// process, which the next turn starts again.
 //
 // # Registry states
 //

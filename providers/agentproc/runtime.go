@@ -79,6 +79,18 @@ func (r *Runtime) Handle(e core.Effect) {
 	a.push(func() { a.ses.Handle(e) })
 }
 
+// Session returns the session serving thread, or nil when no effect has
+// reached this runtime for it (or the runtime is closed). The session may
+// have no process right now: it starts one on its next turn.
+func (r *Runtime) Session(thread string) Session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if a := r.actors[thread]; a != nil {
+		return a.ses
+	}
+	return nil
+}
+
 // Close implements providers.Provider: every session is stopped and
 // reaped before it returns.
 func (r *Runtime) Close() {

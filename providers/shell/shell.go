@@ -70,9 +70,26 @@ func New(ctx context.Context, sink providers.Sink, cfg Config) providers.Provide
 	if cfg.Settings == (agentproc.Settings{}) {
 		cfg.Settings = agentproc.DefaultSettings
 	}
-	return agentproc.NewRuntime(ctx, sink, Caps, func(thread string, out *agentproc.Emitter) agentproc.Session {
+	return provider{agentproc.NewRuntime(ctx, sink, Caps, func(thread string, out *agentproc.Emitter) agentproc.Session {
 		return &session{cfg: cfg, thread: thread, out: out}
-	})
+	})}
+}
+
+// provider is the runtime plus the live terminals of its threads.
+type provider struct{ *agentproc.Runtime }
+
+// Terminal implements providers.Terminals.
+func (p provider) Terminal(thread string) (providers.Terminal, bool) {
+	s, _ := p.Session(thread).(*session)
+	if s == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.term == nil {
+		return nil, false
+	}
+	return s.term, true
 }
 
 type session struct {
@@ -83,6 +100,7 @@ type session struct {
 	mu        sync.Mutex
 	cmd       *exec.Cmd
 	tty       *os.File
+	term      *term // the live terminal of tty; nil when no process runs or it is exiting
 	done      chan struct{}
 	stopping  bool
 	turn      *agentproc.Turn
@@ -130,26 +148,35 @@ func (s *session) signalForeground(sig syscall.Signal) {
 	if s.tty == nil {
 		return
 	}
-	rc, err := s.tty.SyscallConn()
-	if err != nil {
-		return
+	if pg := foreground(s.tty); pg > 0 {
+		_ = syscall.Kill(-pg, sig)
 	}
+}
+
+// foreground is the PTY's foreground process group, 0 if unknown. It
+// asks through SyscallConn: Fd would make the master blocking.
+func foreground(tty *os.File) int {
+	rc, err := tty.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pg := 0
 	_ = rc.Control(func(fd uintptr) {
-		if pg, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil && pg > 0 {
-			_ = syscall.Kill(-pg, sig)
+		if g, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil {
+			pg = g
 		}
 	})
+	return pg
 }
 
 func (s *session) write(text string) error {
 	s.mu.Lock()
-	tty := s.tty
+	t := s.term
 	s.mu.Unlock()
-	if tty == nil {
+	if t == nil {
 		return errors.New("the shell is not running")
 	}
-	_, err := tty.WriteString(text)
-	return err
+	return t.send(context.Background(), []byte(text))
 }
 
 func (s *session) startTurn(e core.Effect) {
@@ -188,37 +215,88 @@ func (s *session) spawn(e core.Effect) error {
 	if e.Turn != nil {
 		cmd.Dir = e.Turn.Workspace
 	}
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	tty, err := startPTY(cmd)
 	if err != nil {
 		return fmt.Errorf("%s: cannot start %s in a PTY: %w", s.cfg.Name, path, err)
 	}
 	done := make(chan struct{})
+	t := newTerm(tty, spawnCols, spawnRows)
 	s.mu.Lock()
-	s.cmd, s.tty, s.done, s.stopping, s.last = cmd, tty, done, false, ""
+	s.cmd, s.tty, s.term, s.done, s.stopping, s.last = cmd, tty, t, done, false, ""
 	s.mu.Unlock()
 	s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessRunning,
 		Text: fmt.Sprintf("%s started in a PTY (pid %d)", s.cfg.Name, cmd.Process.Pid)})
-	go s.read(cmd, tty, done)
+	go s.read(cmd, t, done)
 	return nil
 }
 
-// read streams the PTY's output as text of the current turn, ANSI
-// sequences stripped, and ends the turn when the output goes idle on a
-// prompt-like line.
-func (s *session) read(cmd *exec.Cmd, tty *os.File, done chan struct{}) {
+// startPTY starts cmd as the leader of a new session on a fresh PTY of
+// the spawn size, as pty.StartWithSize does, but returns a master that
+// is non-blocking, so write deadlines bound typing into a program that
+// reads nothing. (creack/pty's ioctls go through Fd, which makes a file
+// blocking for good: the master is sized through its other end, and
+// re-opened non-blocking with a dup.)
+func startPTY(cmd *exec.Cmd) (*os.File, error) {
+	blocking, tty, err := pty.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer tty.Close() // the child has its copies
+	ptmx, err := nonBlocking(blocking)
+	if err != nil {
+		return nil, err
+	}
+	if err := pty.Setsize(tty, &pty.Winsize{Rows: spawnRows, Cols: spawnCols}); err != nil {
+		ptmx.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		ptmx.Close()
+		return nil, err
+	}
+	return ptmx, nil
+}
+
+// nonBlocking returns a pollable duplicate of f and closes f.
+func nonBlocking(f *os.File) (*os.File, error) {
+	defer f.Close()
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), f.Name()), nil
+}
+
+// read streams the PTY's output raw to its terminal and as text of the
+// current turn, ANSI sequences stripped, and ends the turn when the
+// output goes idle on a prompt-like line.
+func (s *session) read(cmd *exec.Cmd, tm *term, done chan struct{}) {
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := tty.Read(buf)
+		n, err := tm.tty.Read(buf)
 		if n > 0 {
-			s.output(ansi.Strip(string(buf[:n])))
+			tm.write(buf[:n])
+			s.output(plain(buf[:n]))
 		}
 		if err != nil {
 			break
 		}
 	}
+	// The thread stops offering the terminal before its feeds end, so a
+	// pane that sees the end and attaches again hears ErrNoTerminal.
+	s.mu.Lock()
+	s.term = nil
+	s.mu.Unlock()
+	tm.exit()
 	werr := cmd.Wait()
 	s.mu.Lock()
-	tty.Close()
+	tm.tty.Close()
 	close(done)
 	t, stopping := s.turn, s.stopping
 	s.cmd, s.tty = nil, nil
@@ -247,11 +325,29 @@ func (s *session) read(cmd *exec.Cmd, tty *os.File, done chan struct{}) {
 	s.out.Ended(s.thread, run, reason, failed)
 }
 
+// plain is output as a turn's text: ANSI sequences stripped
+// (ansi.Strip), CRs dropped. It runs on the PTY reader's path, so what
+// most output is, ASCII with no escape sequence (which Strip leaves
+// as it is), takes one pass and one copy.
+func plain(b []byte) string {
+	for _, c := range b {
+		if c == 0x1b || c >= 0x7f {
+			return strings.ReplaceAll(ansi.Strip(string(b)), "\r", "")
+		}
+	}
+	out := make([]byte, 0, len(b))
+	for _, c := range b {
+		if c != '\r' {
+			out = append(out, c)
+		}
+	}
+	return string(out)
+}
+
 func (s *session) key(t *agentproc.Turn) string { return "pty:" + t.E.Attempt }
 
+// output takes the next piece of a turn's text (see plain).
 func (s *session) output(text string) {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	text = strings.ReplaceAll(text, "\r", "")
 	s.mu.Lock()
 	t := s.turn
 	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
@@ -259,10 +355,11 @@ func (s *session) output(text string) {
 	} else {
 		s.last += text
 	}
-	if s.idle != nil {
-		s.idle.Stop()
+	if s.idle == nil {
+		s.idle = time.AfterFunc(s.cfg.Idle, s.idleCheck)
+	} else {
+		s.idle.Reset(s.cfg.Idle) // not a new timer per read: this is the PTY reader's path
 	}
-	s.idle = time.AfterFunc(s.cfg.Idle, s.idleCheck)
 	s.mu.Unlock()
 	if t != nil && text != "" {
 		t.Obs(core.Observation{Kind: core.ObsText, Key: s.key(t), Text: text, Urgent: true})
@@ -304,7 +401,7 @@ func (s *session) flush(t *agentproc.Turn) {
 // agentproc escalation on the process group.
 func (s *session) Stop(reason string) {
 	s.mu.Lock()
-	cmd, tty, done, t := s.cmd, s.tty, s.done, s.turn
+	cmd, tty, tm, done, t := s.cmd, s.tty, s.term, s.done, s.turn
 	s.stopping = true
 	s.mu.Unlock()
 	if cmd != nil {
@@ -313,7 +410,7 @@ func (s *session) Stop(reason string) {
 		// (and this stop) alive after the shell is gone.
 		pg := cmd.Process.Pid
 		groups := []int{pg}
-		if fg, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCGPGRP); err == nil && fg > 0 && fg != pg {
+		if fg := foreground(tty); fg > 0 && fg != pg {
 			groups = append(groups, fg)
 		}
 		signal := func(sig syscall.Signal) {
@@ -321,7 +418,11 @@ func (s *session) Stop(reason string) {
 				_ = syscall.Kill(-g, sig)
 			}
 		}
-		_, _ = tty.WriteString("\x04")
+		if tm != nil { // nil once the process is exiting
+			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Settings.Grace)
+			_ = tm.send(ctx, []byte("\x04")) // bounded: the child may read nothing
+			cancel()
+		}
 		signal(syscall.SIGHUP)
 		if !waitFor(done, s.cfg.Settings.Grace) {
 			signal(syscall.SIGTERM)
