@@ -131,8 +131,16 @@ func (m *Model) blocks(th *core.Thread, width int) []runDoc {
 	return out
 }
 
-// mainSize is the inner size of the main pane.
-func (m *Model) mainSize() (w, h int) { return max(1, m.lay.main.w-padW), max(1, m.lay.main.h-2) }
+// mainSize is the inner size of the transcript in the main pane: a
+// thread with a PTY that shows its transcript gives one line to the
+// terminal notice.
+func (m *Model) mainSize() (w, h int) {
+	h = m.lay.main.h - 2
+	if m.termNotice(m.selectedThread()) != "" {
+		h--
+	}
+	return max(1, m.lay.main.w-padW), max(1, h)
+}
 
 // totalLines counts the transcript's lines at the current width.
 func (m *Model) totalLines() int {
@@ -220,7 +228,17 @@ func (m *Model) renderMain(r rect) []string {
 		}
 		return m.box("Conversation", "", m.focus == focusMain, r.w, r.h, body)
 	}
+	if m.mainShowsTerm() {
+		return m.renderTermMain(r, th, m.terms.panes[th.ID])
+	}
+	notice := m.termNotice(th)
+	if notice != "" {
+		h = max(1, h-1)
+	}
 	lines, below := m.window(th, w, h)
+	if notice != "" {
+		lines = append([]string{m.st.Muted.Render(trunc(notice, w))}, lines...)
+	}
 	footer := ""
 	if below > 0 {
 		footer = "↓ " + itoa(below) + " more lines · pgdn/end"

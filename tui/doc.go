@@ -5,7 +5,9 @@
 // # Who may import what
 //
 // tui imports core (domain types, commands, State.Apply) and themes, and
-// the Charm stack. It never imports store, providers or workers
+// the Charm stack, including github.com/charmbracelet/x/vt (the terminal
+// emulator of the PTY panes) and ultraviolet (the key type vt encodes).
+// It never imports store, providers or workers
 // (deps_test.go enforces it): provider profiles for the new-thread dialog
 // come in through Options.Profiles. Only package main wires a backend in.
 //
@@ -44,11 +46,43 @@
 //     command by value. Update and View never block and never do I/O; even
 //     the new thread's workspace is checked inside the Cmd. Every timer
 //     (flash, spinner, ages) goes through Model.after so tests see them.
+//   - Terminal panes (term*.go) show the PTY of a thread whose provider
+//     has one (Caps.PTY: the shell provider), when the Backend is also a
+//     core.Terminals. term.go is the model's side: which threads are
+//     attached (syncTerms, after every Update), zoom, keys, why a thread
+//     shows no terminal. term_pane.go is one attached terminal: a
+//     vt.SafeEmulator and its goroutines; term_feed.go the reader (feed
+//     into the emulator), term_input.go the drain (the emulator's reply
+//     pipe) and the sender (keys, pastes, sizes to the host);
+//     term_view.go draws a pane, the zoom and the notices.
 //
 // Goroutines: the Bubble Tea event loop owns the Model; the bridge owns the
 // subscription and talks to the loop only through program.Send; submit
 // Cmds run on Bubble Tea's command goroutines and report back as messages.
-// Run cancels and waits for the bridge before it returns.
+// Each attached terminal has three goroutines, all ended by the pane's
+// context (its own, under the Model's):
+//
+//   - the reader calls AttachTerminal, writes each chunk into the
+//     emulator (a Reset first resets it, RIS, and takes the PTY's size to
+//     replay, then the pane's), and after each burst (at most a frame of
+//     chunks) publishes a snapshot of the screen and sends termDirtyMsg
+//     only if the previous one was handled (an atomic flag the handler
+//     clears): one message per frame at most, however busy the child;
+//   - the drain reads the emulator's reply pipe all the time into a
+//     bounded outbox, so the emulator never waits on its answers to the
+//     child's queries (cursor position, attributes);
+//   - the sender encodes keys and pastes through the emulator (SendKey,
+//     Paste: the child's modes decide the bytes), writes the outbox with
+//     TerminalInput in order, and applies sizes (emulator, then
+//     ResizeTerminal, only when a size changed).
+//
+// Update only starts panes, cancels their contexts, stores sizes in
+// atomics and queues keys with non-blocking sends (a full queue drops
+// the key and the pane says input was dropped). View draws the published
+// snapshot and never takes the emulator's lock. So a flooding or stuck
+// terminal (a TerminalInput that never returns) slows neither the UI nor
+// another pane. Run cancels and waits for the bridge and the panes
+// before it returns.
 //
 // # Keys
 //
@@ -81,6 +115,20 @@
 //	              steps, open or close the one under it; i writes
 //	arrows, enter, esc     grid: move, zoom into the thread, leave
 //	y / a / n     allow once / allow always / deny in an approval dialog
+//	ctrl+f        zoom the selected thread's terminal to the whole screen
+//	ctrl+s        a PTY thread: show its terminal or its transcript
+//	ctrl+]        leave the focused terminal pane (to the composer); zoomed:
+//	              detach back to the normal view
+//
+// A focused terminal pane (tab or a click into it) and the zoom send
+// every key to the child, tab, ctrl+c, f1 and esc included, except
+// ctrl+], the one way out: like telnet's escape, a raw tty and tmux
+// deliver it (0x1d) and shells and editors leave it unbound. ctrl+f and
+// ctrl+s work everywhere else; ctrl+f takes the composer's forward-char
+// alias (right still moves) and ctrl+s is free once raw mode turns flow
+// control off. Pastes go to the focused terminal, bracketed when the
+// child asked for it. Keys the vt encoder does not know (cursor and
+// editing keys with modifiers) are sent as xterm does (CSI 1;5D).
 //
 // ctrl+q and ctrl+r were picked because a raw-mode tty delivers them (flow
 // control is off) and tmux passes them; alt+q and alt+r are there for
@@ -164,4 +212,33 @@
 //     points); the new thread is selected when its events arrive. Switch
 //     provider lists the profiles with the current one marked; the kernel
 //     refuses it during a run and the status line says why.
+//   - Terminal panes: a thread whose provider has a PTY shows its terminal
+//     in the main area while its session is live (core.State.Sessions:
+//     not STOPPED or FAILED) and it is attached; ctrl+s switches that
+//     thread to its transcript and back. Otherwise the transcript shows,
+//     headed by one line that says why there is no terminal and what to
+//     do ("no terminal: send a message to start shell", the process
+//     exited, the connection carries no terminals). The composer still
+//     sends messages to the thread (the shell provider types them).
+//   - A pane is attached only while shown: the selected thread's, and in
+//     the grid the shell threads of the page (cells show the rows that
+//     end at the cursor, at the PTY's size), at most 4. Switching thread,
+//     or to the transcript, detaches. Only the selected thread's pane
+//     (main area or zoom) sizes its PTY: the pane's inner size without
+//     padding (the frame's borders only), or in zoom the whole screen but
+//     the last line, which names the thread and the detach key. The last
+//     TUI to resize wins, as core.Terminals says.
+//   - A failed attach is not retried until the thread's journal moves (a
+//     session event), plus three timed retries (250 ms doubling) after
+//     "no terminal" while the session is live, since the PTY may still be
+//     starting: no polling.
+//   - The terminal's own cursor becomes the screen's (not blinking) while
+//     the pane has the keys and the child shows it. The emulator keeps no
+//     scrollback (the pane does not scroll; the transcript has the text);
+//     with the none theme the child's colours are dropped too.
+//   - Bounds: 256 keys or pastes queued per pane, 1 MiB of encoded input
+//     waiting for TerminalInput (a larger paste is cut), chunks written in
+//     4 KB pieces (vt scrolls by copying the screen: about 2.5 ms per
+//     4 KB of scrolling output at 200x50, which is what a key waits at
+//     most), a snapshot at least every 16 ms in a flood.
 package tui

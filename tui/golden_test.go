@@ -59,23 +59,30 @@ func TestGoldenScreens(t *testing.T) {
 			hs.m.opts.Workspace = "/work/demo" // not the temp dir: screens must not vary
 			hs.press(tc.keys...)
 			hs.checkScreen(tc.w, tc.h)
-			got := hs.screen() + "\n"
-			path := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("screen %s differs from %s (run with -update if intended)\n got:\n%s\nwant:\n%s",
-					tc.name, path, got, want)
-			}
+			checkGolden(t, tc.name, hs.screen())
 		})
+	}
+}
+
+// checkGolden compares a screen with testdata/name.golden, or rewrites
+// the file with -update.
+func checkGolden(t *testing.T, name, screen string) {
+	t.Helper()
+	got := screen + "\n"
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("screen %s differs from %s (run with -update if intended)\n got:\n%s\nwant:\n%s",
+			name, path, got, want)
 	}
 }
 

@@ -230,7 +230,11 @@ func (m *Model) renderGridCell(r rect, row threadRow, focused bool) []string {
 		body = append(body, m.st.Request.Render(trunc("◆ "+q.ID+" "+kind+": "+oneLine(q.Prompt), w)))
 	}
 	if room := h - len(body); room > 0 {
-		body = append(body, m.tail(row.th, w, room)...)
+		if p := m.terms.panes[row.th.ID]; p != nil && p.snap.Load() != nil {
+			body = append(body, m.termLines(p, w, room).lines...)
+		} else {
+			body = append(body, m.tail(row.th, w, room)...)
+		}
 	}
 	return m.box(threadTitle(row.th), "", focused, r.w, r.h, body)
 }

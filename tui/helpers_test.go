@@ -70,11 +70,23 @@ type harness struct {
 	quit bool
 	// timers are the messages of the timers the model armed, in order.
 	timers []tea.Msg
+	// async carries what the terminal panes' goroutines send the program
+	// (see pump); nil unless the backend streams terminals.
+	async  chan tea.Msg
+	wake   <-chan struct{}    // also ends a wait in pump
+	cancel context.CancelFunc // ends the model's context
 }
 
 func newHarness(t testing.TB, st *core.State, w, h int) *harness {
 	t.Helper()
 	b := newStub()
+	return newHarnessOn(t, b, b, st, w, h)
+}
+
+// newHarnessOn is newHarness over another backend; b is its stub part,
+// which counts the submits.
+func newHarnessOn(t testing.TB, b *stubBackend, backend Backend, st *core.State, w, h int) *harness {
+	t.Helper()
 	ws := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -82,7 +94,7 @@ func newHarness(t testing.TB, st *core.State, w, h int) *harness {
 	opts := Options{StateDir: "/state", HostLabel: "host", Host: true, Workspace: ws,
 		Profiles: []Profile{{Name: "builtin", Description: "built-in agent", Caps: core.Capabilities{Steer: true, Approvals: true}},
 			{Name: "builtin:nosteer", Description: "no steering"}}}
-	m := newModel(ctx, b, opts, themes.NewStyles(theme))
+	m := newModel(ctx, backend, opts, themes.NewStyles(theme))
 	m.now = func() time.Time { return time.Unix(0, 0).Add(10 * time.Minute) } // screens must not vary
 	// Timers are recorded, not run: a test fires them with fire.
 	hs0 := &harness{}
@@ -91,7 +103,7 @@ func newHarness(t testing.TB, st *core.State, w, h int) *harness {
 		return nil
 	}
 	hs := hs0
-	hs.t, hs.m, hs.b, hs.ws = t, m, b, ws
+	hs.t, hs.m, hs.b, hs.ws, hs.cancel = t, m, b, ws, cancel
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	if st != nil {
 		hs.send(snapshotMsg{state: st})

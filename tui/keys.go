@@ -59,6 +59,11 @@ type KeyMap struct {
 	GridZoom  key.Binding
 	GridBack  key.Binding
 
+	// Terminal panes (threads whose provider runs a PTY).
+	TermZoom   key.Binding
+	TermToggle key.Binding
+	TermLeave  key.Binding
+
 	// Approval and question dialogs.
 	Allow       key.Binding
 	AllowAlways key.Binding
@@ -119,6 +124,10 @@ func DefaultKeyMap() KeyMap {
 		GridZoom:  bind("enter", "zoom into the thread (the normal view)", "enter"),
 		GridBack:  bind("esc", "zoomed: back to the grid; grid: normal view", "esc"),
 
+		TermZoom:   bind("ctrl+f", "zoom the terminal to the whole screen", "ctrl+f"),
+		TermToggle: bind("ctrl+s", "show a PTY thread's terminal or its transcript", "ctrl+s"),
+		TermLeave:  bind("ctrl+]", "leave the terminal; zoomed: back to normal view", "ctrl+]"),
+
 		Allow:       bind("y", "allow once", "y", "Y"),
 		AllowAlways: bind("a", "allow always", "a", "A"),
 		Deny:        bind("n", "deny", "n", "N"),
@@ -143,6 +152,8 @@ func (k KeyMap) groups() []keyGroup {
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.HistoryPrev, k.HistoryNext, k.Leave}},
 		{"Threads and transcript (not typing)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Filter, k.Open,
 			k.Toggle, k.QuitIdle, k.HelpIdle}},
+		{"Terminal pane (tab into it: keys go to the program)", []key.Binding{k.TermZoom, k.TermToggle,
+			k.TermLeave}},
 		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, k.Up, k.Down, k.GridZoom, k.GridBack}},
 		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
 		{"New thread dialog", []key.Binding{k.NextField, k.PrevField, k.Confirm, k.CancelDialog}},

@@ -19,6 +19,8 @@ func (r rect) contains(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r
 // View.
 type layout struct {
 	banner, threads, todos, main, composer, status rect
+	// zoom is the zoomed terminal: all but the status line.
+	zoom rect
 	// grid and its cells, only while the grid view is shown.
 	grid     rect
 	cells    []rect
@@ -48,6 +50,11 @@ func (m *Model) relayout() {
 	w, h := m.width, m.height
 	l := layout{tooSmall: w < minWidth || h < minHeight}
 	if l.tooSmall {
+		m.lay = l
+		return
+	}
+	if m.terms.zoom {
+		l.zoom, l.status = rect{0, 0, w, h - 1}, rect{0, h - 1, w, 1}
 		m.lay = l
 		return
 	}
@@ -94,6 +101,7 @@ func (m *Model) View() tea.View {
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "nexus"
+	v.Cursor = m.termCursor()
 	return v
 }
 
@@ -130,6 +138,11 @@ func (m *Model) render() string {
 	if m.lay.banner.h > 0 {
 		put(m.lay.banner, []string{m.renderBanner(w)})
 	}
+	if m.terms.zoom {
+		put(m.lay.zoom, m.renderZoom(m.lay.zoom))
+		put(m.lay.status, []string{m.renderZoomLine(w)})
+		return m.overlayDialog(joinRows(rows, w))
+	}
 	if m.gridShown() {
 		m.renderGrid(put)
 	} else {
@@ -139,11 +152,16 @@ func (m *Model) render() string {
 		put(m.lay.composer, m.renderComposer(m.lay.composer))
 	}
 	put(m.lay.status, []string{m.renderStatus(w)})
-	screen := make([]string, h)
+	return m.overlayDialog(joinRows(rows, w))
+}
+
+// joinRows lays out every row of the screen.
+func joinRows(rows [][]segment, w int) []string {
+	screen := make([]string, len(rows))
 	for i, segs := range rows {
 		screen[i] = joinRow(segs, w)
 	}
-	return m.overlayDialog(screen)
+	return screen
 }
 
 // segment is one pane's line on a screen row: exactly w cells from x.

@@ -79,6 +79,9 @@ type Model struct {
 
 	spinning  bool // a spinner tick is pending
 	spinFrame int
+
+	// terms are the terminal panes of threads with a PTY (term.go).
+	terms terms
 }
 
 // threadRow is the derived view of one thread for the list.
@@ -107,7 +110,7 @@ func newModel(ctx context.Context, b Backend, opts Options, st themes.Styles) *M
 	m := &Model{
 		ctx: ctx, backend: b, opts: opts, st: st, keys: DefaultKeyMap(), resync: func() {}, now: time.Now,
 		live: map[string]string{}, folds: map[string]foldState{}, activity: map[string]uint64{}, seen: map[string]uint64{},
-		focus: focusComposer,
+		focus: focusComposer, terms: newTerms(b),
 	}
 	m.threads = newThreadsPane(st)
 	m.conv = newConversation()
@@ -143,46 +146,50 @@ func (m *Model) Init() tea.Cmd {
 	return m.tickAges()
 }
 
-// Update implements tea.Model.
+// Update implements tea.Model. After every message the terminal panes
+// follow what the screen shows (syncTerms).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.syncTerms()
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		return m, nil
 	case snapshotMsg:
 		m.loadSnapshot(msg.state)
-		return m, m.startSpinner()
+		return m.startSpinner()
 	case spinMsg:
-		return m, m.spin()
+		return m.spin()
 	case frameMsg:
-		return m, m.applyFrame(msg)
+		return m.applyFrame(msg)
 	case connMsg:
 		m.conn = msg.err
 		m.relayout()
-		return m, nil
 	case submitResultMsg:
-		return m, m.submitted(msg)
+		return m.submitted(msg)
 	case ageTickMsg:
-		return m, m.tickAges()
+		return m.tickAges()
 	case prefsSavedMsg:
-		return m, m.setFlash(msg.err.Error(), true)
+		return m.setFlash(msg.err.Error(), true)
 	case clearFlashMsg:
 		if msg.id == m.flash.id {
 			m.flash = flash{}
 		}
-		return m, nil
 	case tea.KeyPressMsg:
-		return m, m.handleKey(msg)
+		return m.handleKey(msg)
 	case tea.PasteMsg:
-		return m, m.handlePaste(msg)
+		return m.handlePaste(msg)
 	case tea.MouseWheelMsg:
 		m.handleWheel(msg)
-		return m, nil
 	case tea.MouseClickMsg:
 		m.handleClick(msg)
-		return m, nil
+	case termDirtyMsg, termEndedMsg, termRetryMsg:
+		return m.termMsg(msg)
 	}
-	return m, nil
+	return nil
 }
 
 // loadSnapshot replaces the projection.

@@ -51,6 +51,7 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 		popts = append(popts, tea.WithWindowSize(opts.IO.Width, opts.IO.Height))
 	}
 	p := tea.NewProgram(m, popts...)
+	m.terms.send = p.Send
 
 	br := newBridge(backend, p.Send)
 	m.resync = br.requestResync
@@ -64,6 +65,7 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 	_, err = p.Run()
 	cancel()
 	wg.Wait()
+	m.terms.wg.Wait() // the terminal panes end with ctx
 	// The model is no longer in use: keep the layout the person left. A
 	// failure here is not worth a failed exit: saves during the session
 	// already reported theirs in the status line.

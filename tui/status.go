@@ -142,8 +142,15 @@ func (m *Model) hints() []string {
 			" of " + itoa(n)
 		return []string{where + " · arrows move · enter zoom · ctrl+g size · esc close · ? help",
 			where + " · enter zoom · esc close", where}
+	case m.termFocused():
+		return []string{"keys go to the terminal · " + m.keys.TermLeave.Help().Key + " leave it (then " +
+			m.keys.TermZoom.Help().Key + " zooms)", m.keys.TermLeave.Help().Key + " leave the terminal"}
 	case m.grid.zoomed:
 		return []string{"esc back to the grid · enter send · tab panes · f1 help", "esc grid · f1 help", "f1 help"}
+	case m.focus == focusComposer && m.mainShowsTerm():
+		return []string{"enter send · tab panes · " + m.keys.TermZoom.Help().Key + " zoom the terminal · " +
+			m.keys.TermToggle.Help().Key + " transcript · f1 help",
+			"tab panes · " + m.keys.TermZoom.Help().Key + " zoom · f1 help", "f1 help"}
 	case m.focus == focusComposer:
 		return []string{"enter send · tab panes · ctrl+n new · f1 help · ctrl+c quit",
 			"tab panes · f1 help · ctrl+c quit", "f1 help"}

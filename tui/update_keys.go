@@ -20,6 +20,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.dialogKey(k)
 	}
+	if m.termFocused() {
+		return m.termKey(k)
+	}
 	if m.threads.filtering {
 		return m.filterKey(k)
 	}
@@ -91,6 +94,10 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.openFork(), true
 	case key.Matches(k, m.keys.Switch):
 		return m.openSwitch(), true
+	case key.Matches(k, m.keys.TermZoom):
+		return m.zoomTerm(), true
+	case key.Matches(k, m.keys.TermToggle):
+		return m.toggleTranscript(), true
 	default:
 		return nil, false
 	}
@@ -208,6 +215,9 @@ func (m *Model) handlePaste(p tea.PasteMsg) tea.Cmd {
 		var cmd tea.Cmd
 		m.threads.filter, cmd = m.threads.filter.Update(p)
 		return cmd
+	case m.termFocused():
+		m.termPaste(p.Content)
+		return nil
 	}
 	m.setFocus(focusComposer)
 	cmd := m.composer.update(p)
@@ -305,18 +315,20 @@ func (m *Model) handleWheel(w tea.MouseWheelMsg) {
 	default:
 		return
 	}
-	if m.lay.threads.contains(mo.X, mo.Y) {
+	switch {
+	case m.terms.zoom:
+	case m.lay.threads.contains(mo.X, mo.Y):
 		m.moveSelection(delta)
-		return
+	case !m.mainShowsTerm():
+		m.scroll(delta * wheelLines)
 	}
-	m.scroll(delta * wheelLines)
 }
 
 // handleClick focuses the pane under the mouse; a click on a thread
 // selects it.
 func (m *Model) handleClick(c tea.MouseClickMsg) {
 	mo := c.Mouse()
-	if len(m.dialogs) > 0 || mo.Button != tea.MouseLeft {
+	if len(m.dialogs) > 0 || mo.Button != tea.MouseLeft || m.terms.zoom {
 		return
 	}
 	if m.gridShown() {

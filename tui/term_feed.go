@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// risReset is RIS, a terminal's full reset: a Reset chunk replays the
+// recent output from a clean screen and clean modes.
+const risReset = "\x1bc"
+
+// read is the pane's reader goroutine: it attaches, then writes the
+// feed's chunks into the emulator until the feed or ctx ends, and
+// reports why it ended. It publishes once per burst: after a chunk it
+// takes the chunks already waiting, for at most a frame, then publishes.
+func (p *termPane) read(ctx context.Context) {
+	feed, err := p.term.AttachTerminal(ctx, p.thread)
+	if err != nil {
+		p.notify(ctx, termEndedMsg{thread: p.thread, id: p.id, err: err})
+		return
+	}
+	ended := func() {
+		err := core.ErrTerminalExited
+		if feed.Err != nil && feed.Err() != nil {
+			err = feed.Err()
+		}
+		p.notify(ctx, termEndedMsg{thread: p.thread, id: p.id, err: err})
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c, ok := <-feed.Chunks:
+			if !ok {
+				ended()
+				return
+			}
+			p.apply(c)
+		}
+		open := p.more(feed.Chunks)
+		p.publish(ctx)
+		if !open {
+			ended()
+			return
+		}
+	}
+}
+
+// more applies the chunks already waiting, for at most a frame. It
+// reports false when the feed closed.
+func (p *termPane) more(chunks <-chan core.TermChunk) bool {
+	for deadline := time.Now().Add(termFrame); time.Now().Before(deadline); {
+		select {
+		case c, ok := <-chunks:
+			if !ok {
+				return false
+			}
+			p.apply(c)
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// apply writes one chunk into the emulator. A Reset starts from a clean
+// screen at the PTY's size, so the replay lays out as it did there, then
+// takes the pane's size and wakes the sender to give it to the PTY too.
+func (p *termPane) apply(c core.TermChunk) {
+	if c.Reset {
+		p.emu.Write([]byte(risReset))
+		if c.Cols > 0 && c.Rows > 0 {
+			p.emu.Resize(c.Cols, c.Rows)
+			p.pty.Store(packSize(c.Cols, c.Rows))
+		}
+	}
+	for data := c.Data; len(data) > 0; {
+		n := min(len(data), termWriteSize)
+		p.emu.Write(data[:n])
+		data = data[n:]
+	}
+	if c.Reset {
+		if cols, rows := unpackSize(p.size.Load()); cols > 0 {
+			p.emu.Resize(cols, rows)
+			p.wake()
+		}
+	}
+}
