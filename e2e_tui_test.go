@@ -23,12 +23,26 @@ type tmuxTUI struct {
 // startTUI runs `nexus --state-dir DIR` in a 120x40 tmux window.
 func (e *env) startTUI(t *testing.T) *tmuxTUI {
 	t.Helper()
+	return e.startTUIEnv(t)
+}
+
+// startTUIEnv is startTUI with extra NAME=VALUE environment variables for
+// nexus (and so for the agents its host starts).
+func (e *env) startTUIEnv(t *testing.T, vars ...string) *tmuxTUI {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is not installed: install tmux (apt-get install tmux) to run the TUI end-to-end tests")
 	}
 	tt := &tmuxTUI{t: t, sock: fmt.Sprintf("nexus-test-%d-%d", os.Getpid(), time.Now().UnixNano()),
 		exitTo: filepath.Join(t.TempDir(), "exit")}
-	shell := fmt.Sprintf("%q --state-dir %q; echo $? > %q", nexusBin, e.dir, tt.exitTo)
+	prefix := ""
+	for _, v := range vars {
+		prefix += fmt.Sprintf("%q ", v)
+	}
+	if prefix != "" {
+		prefix = "env " + prefix
+	}
+	shell := fmt.Sprintf("%s%q --state-dir %q; echo $? > %q", prefix, nexusBin, e.dir, tt.exitTo)
 	tt.tmux("new-session", "-d", "-s", "main", "-x", "120", "-y", "40", "-c", e.ws, shell)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tt.sock, "kill-server").Run() })
 	return tt

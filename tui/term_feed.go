@@ -16,6 +16,7 @@ const risReset = "\x1bc"
 // reports why it ended. It publishes once per burst: after a chunk it
 // takes the chunks already waiting, for at most a frame, then publishes.
 func (p *termPane) read(ctx context.Context) {
+	yieldToChildren()
 	feed, err := p.term.AttachTerminal(ctx, p.thread)
 	if err != nil {
 		p.notify(ctx, termEndedMsg{thread: p.thread, id: p.id, err: err})
