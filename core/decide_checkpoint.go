@@ -1,6 +1,9 @@
 package core
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Workspace checkpoints (DESIGN.md §8). A thread with a workspace captures
 // a baseline before its first turn and a checkpoint at the completion
@@ -57,7 +60,7 @@ func (t *tx) observeCheckpoint(o *Observation) {
 	if o.Key != ScopeBase {
 		fmt.Sscanf(o.Key, "run%d", &c.Run)
 	}
-	if cur := t.st.Checkpoints[c.ID]; cur == nil || *cur != c {
+	if cur := t.st.Checkpoints[c.ID]; cur == nil || !cur.same(&c) {
 		t.emit(EvCheckpoint, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Checkpoint: &c}})
 	}
 	if o.Key == ScopeBase {
@@ -202,4 +205,11 @@ func (t *tx) resumeOps(thread string) bool {
 		}
 	}
 	return resumed
+}
+
+// same reports whether two checkpoint records say the same thing.
+func (c *Checkpoint) same(o *Checkpoint) bool {
+	return c.ID == o.ID && c.Thread == o.Thread && c.Run == o.Run && c.Scope == o.Scope && c.Status == o.Status &&
+		c.Ref == o.Ref && c.Reason == o.Reason && c.Commit == o.Commit && c.MoreFiles == o.MoreFiles &&
+		slices.Equal(c.Files, o.Files)
 }

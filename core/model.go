@@ -292,6 +292,25 @@ type Checkpoint struct {
 	Ref    string `json:"ref,omitempty" msgpack:"rf,omitempty"`
 	Reason string `json:"reason,omitempty" msgpack:"re,omitempty"`
 	Commit string `json:"commit,omitempty" msgpack:"cm,omitempty"`
+	// Files are the files this checkpoint changed against the one before
+	// it (the previous run's, or the baseline), at most MaxCheckpointFiles;
+	// MoreFiles counts the rest.
+	Files     []FileChange `json:"files,omitempty" msgpack:"fs,omitempty"`
+	MoreFiles int          `json:"moreFiles,omitempty" msgpack:"mf,omitempty"`
+}
+
+// MaxCheckpointFiles bounds Checkpoint.Files (part of the journal format).
+const MaxCheckpointFiles = 200
+
+// FileChange is one file a checkpoint changed: Status A (added), M
+// (modified), D (deleted) or T (type changed); lines added and deleted
+// (none counted for a binary file).
+type FileChange struct {
+	Path    string `json:"path" msgpack:"p"`
+	Status  string `json:"status" msgpack:"s"`
+	Added   int    `json:"added,omitempty" msgpack:"a,omitempty"`
+	Deleted int    `json:"deleted,omitempty" msgpack:"d,omitempty"`
+	Binary  bool   `json:"binary,omitempty" msgpack:"b,omitempty"`
 }
 
 // Operation is a journaled multi-step operation (a rollback): its current
