@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
@@ -278,11 +277,12 @@ func nonBlocking(f *os.File) (*os.File, error) {
 // output goes idle on a prompt-like line.
 func (s *session) read(cmd *exec.Cmd, tm *term, done chan struct{}) {
 	buf := make([]byte, 32<<10)
+	var text textStream
 	for {
 		n, err := tm.tty.Read(buf)
 		if n > 0 {
 			tm.write(buf[:n])
-			s.output(plain(buf[:n]))
+			s.output(text.next(buf[:n]))
 		}
 		if err != nil {
 			break
@@ -323,25 +323,6 @@ func (s *session) read(cmd *exec.Cmd, tm *term, done chan struct{}) {
 		}
 	}
 	s.out.Ended(s.thread, run, reason, failed)
-}
-
-// plain is output as a turn's text: ANSI sequences stripped
-// (ansi.Strip), CRs dropped. It runs on the PTY reader's path, so what
-// most output is, ASCII with no escape sequence (which Strip leaves
-// as it is), takes one pass and one copy.
-func plain(b []byte) string {
-	for _, c := range b {
-		if c == 0x1b || c >= 0x7f {
-			return strings.ReplaceAll(ansi.Strip(string(b)), "\r", "")
-		}
-	}
-	out := make([]byte, 0, len(b))
-	for _, c := range b {
-		if c != '\r' {
-			out = append(out, c)
-		}
-	}
-	return string(out)
 }
 
 func (s *session) key(t *agentproc.Turn) string { return "pty:" + t.E.Attempt }
