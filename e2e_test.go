@@ -37,7 +37,7 @@ func TestE2ESteer(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	th := e.must("thread", "new")
-	slow := e.bg("send", th, "#slow=4s count to ten")
+	slow := e.bg("send", th, "#slow=7s count to ten") // time for a loaded machine to steer it
 	eventually(t, "run 1 running", func() bool {
 		v := e.show(th)
 		return len(v.Runs) == 1 && v.Runs[0].Status == "running"
@@ -63,7 +63,7 @@ func TestE2ERestartNoSteer(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	th := e.must("thread", "new", "--provider", "builtin:nosteer")
-	slow := e.bg("send", th, "#slow=4s count to ten")
+	slow := e.bg("send", th, "#slow=7s count to ten") // time for a loaded machine to steer it
 	eventually(t, "run 1 running", func() bool {
 		v := e.show(th)
 		return len(v.Runs) == 1 && v.Runs[0].Status == "running"
