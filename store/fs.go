@@ -161,6 +161,15 @@ func copyFile(src, dst string) (err error) {
 	return syncDir(filepath.Dir(dst))
 }
 
+// syncNewDir makes a new entry in dir durable: dir itself, then its
+// parent (which names dir when dir was created with the journal).
+func syncNewDir(dir string) error {
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(filepath.Clean(dir)))
+}
+
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -107,6 +109,8 @@ func open(dir string, opts Options, strict bool) (*Store, error) {
 	if err := checkJournalFile(path); err != nil {
 		return nil, err
 	}
+	_, statErr := os.Lstat(path)
+	fresh := errors.Is(statErr, fs.ErrNotExist)
 	timeout := opts.LockTimeout
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
@@ -130,6 +134,15 @@ func open(dir string, opts Options, strict bool) (*Store, error) {
 	if err := writePID(dir); err != nil {
 		db.Close()
 		return nil, err
+	}
+	// A new journal file's name must be as durable as what is written in
+	// it: fsync the state dir (and the dir holding it, if it was just
+	// created) before the first intent can be acknowledged.
+	if fresh && !opts.NoSync {
+		if err := syncNewDir(dir); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store: fsync state dir %s: %w", dir, err)
+		}
 	}
 	s := &Store{dir: dir, path: path, db: db,
 		reqs: make(chan *Pending, 256), quit: make(chan struct{}), done: make(chan struct{})}
