@@ -155,7 +155,9 @@
 // and meta/last always agree; Open checks that and reports a
 // *CorruptError if the file was damaged. Snapshots are written in their
 // own transactions and are only an optimisation: a lost or damaged one
-// means a longer replay, never lost events.
+// means a longer replay, never lost events. When Open creates the journal
+// file it fsyncs the state dir, and the dir above it, before returning,
+// so the file's name survives a power loss as surely as its contents.
 //
 // # Archive
 //
