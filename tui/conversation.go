@@ -90,6 +90,14 @@ func (m *Model) invalidateEvent(ev *core.Event) {
 	if p.Plan != nil {
 		m.dropRun(p.Plan.Run)
 	}
+	// A checkpoint's files show in its run; a rollback's progress in the
+	// run it goes back to.
+	if c := p.Checkpoint; c != nil && c.Run > 0 {
+		m.dropRun(core.RunID(c.Thread, c.Run))
+	}
+	if op := p.Operation; op != nil && op.ToRun > 0 {
+		m.dropRun(core.RunID(op.Thread, op.ToRun))
+	}
 }
 
 // invalidateNode drops the rendered lines of the run that owns a node.
@@ -263,5 +271,5 @@ func (m *Model) threadHeader(th *core.Thread, w int) []string {
 		lines = append(lines, "")
 		lines = append(lines, wrapStyled("No runs yet: write a message below and press enter.", w, m.st.Muted)...)
 	}
-	return lines
+	return append(lines, m.rollbackLines(th.ID, 0, w)...)
 }

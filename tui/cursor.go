@@ -103,7 +103,8 @@ func (m *Model) revealLine(line, total, h int) {
 }
 
 // toggleFold opens or closes the item under the cursor. A node whose
-// output was cut opens in full first; after that enter closes and opens.
+// output was cut (or a run whose file list was) opens in full first;
+// after that enter closes and opens.
 func (m *Model) toggleFold() {
 	id := m.conv.cursor
 	if id == "" {
@@ -111,6 +112,9 @@ func (m *Model) toggleFold() {
 	}
 	run := strings.TrimPrefix(id, "run:")
 	cut := false
+	if r := m.state.Runs[run]; r != nil && strings.HasPrefix(id, "run:") {
+		cut = m.filesCut(r)
+	}
 	if n := m.state.Node(id); n != nil {
 		run = n.Run
 		w, _ := m.mainSize()

@@ -63,15 +63,27 @@ func (d *pickDialog) update(msg tea.Msg, keys KeyMap) (action, tea.Cmd) {
 }
 
 func (d *pickDialog) view(st *themes.Styles, maxW, maxH int) []string {
-	inner := max(20, maxW-4)
-	var body []string
-	if d.intro != "" {
-		for _, l := range wrapBody(d.intro, maxW) {
-			body = append(body, st.Muted.Render(l))
-		}
-		body = append(body, "")
+	body := introLines(st, d.intro, maxW)
+	body = append(body, d.listLines(st, max(20, maxW-4), max(1, maxH-4-len(body)-2))...)
+	return dialogFrame(st, d.title, body, d.hints, maxW, maxH)
+}
+
+// introLines is a dialog's muted introduction and the blank line after
+// it; none without one.
+func introLines(st *themes.Styles, intro string, maxW int) []string {
+	if intro == "" {
+		return nil
 	}
-	room := max(1, maxH-4-len(body)-2)
+	var body []string
+	for _, l := range wrapBody(intro, maxW) {
+		body = append(body, st.Muted.Render(l))
+	}
+	return append(body, "")
+}
+
+// listLines draws the items in at most room rows of inner cells, scrolled
+// so that the cursor shows; the cursor's row is highlighted.
+func (d *pickDialog) listLines(st *themes.Styles, inner, room int) []string {
 	if d.cursor < d.top {
 		d.top = d.cursor
 	}
@@ -79,8 +91,9 @@ func (d *pickDialog) view(st *themes.Styles, maxW, maxH int) []string {
 		d.top = d.cursor - room + 1
 	}
 	if len(d.items) == 0 {
-		body = append(body, st.Muted.Render("nothing to choose from"))
+		return []string{st.Muted.Render("nothing to choose from")}
 	}
+	var body []string
 	for i := d.top; i < len(d.items) && i < d.top+room; i++ {
 		it := d.items[i]
 		line := "  " + oneLine(it.label)
@@ -98,7 +111,7 @@ func (d *pickDialog) view(st *themes.Styles, maxW, maxH int) []string {
 		}
 		body = append(body, line)
 	}
-	return dialogFrame(st, d.title, body, d.hints, maxW, maxH)
+	return body
 }
 
 // newForkDialog lists the completed runs of a thread, newest first, to

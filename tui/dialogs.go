@@ -79,6 +79,9 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 		m.popDialog()
 		return tea.Batch(cmd, m.submit(core.Command{Kind: core.CmdProviderSwitch, Thread: a.thread,
 			Provider: a.profile.Name, Caps: a.profile.Caps}, ""))
+	case actRollback:
+		m.popDialog()
+		return tea.Batch(cmd, m.submit(core.Command{Kind: core.CmdRollbackToRun, Thread: a.thread, Run: a.run}, ""))
 	case actQuit:
 		m.popDialog()
 		return tea.Quit
@@ -87,7 +90,8 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 }
 
 // closeSettledDialogs closes request dialogs whose request was answered
-// elsewhere (another terminal, the CLI) while they were open.
+// elsewhere (another terminal, the CLI) while they were open, and brings
+// rollback dialogs up to date.
 func (m *Model) closeSettledDialogs() {
 	kept := m.dialogs[:0]
 	for _, d := range m.dialogs {
@@ -95,6 +99,9 @@ func (m *Model) closeSettledDialogs() {
 			if q := m.state.Requests[rd.req.ID]; q == nil || q.Status != core.RequestPending {
 				continue
 			}
+		}
+		if rd, ok := d.(*rollbackDialog); ok && !rd.refresh(m.state) {
+			continue
 		}
 		kept = append(kept, d)
 	}

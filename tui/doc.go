@@ -32,13 +32,16 @@
 //     State.Apply. A gap makes it ask the bridge for a fresh snapshot.
 //   - Panes are plain render functions over the model: threads.go,
 //     conversation.go, run_view.go and node_view.go (the transcript: a
-//     tree of runs and nodes with a fold cursor, cursor.go), todos.go,
+//     tree of runs and nodes with a fold cursor, cursor.go; run_files.go
+//     the files each run's checkpoint changed), todos.go,
 //     composer.go, status.go (banner, spinner and status line), grid.go
 //     (the multi-agent grid). Every pane returns lines of exactly its
 //     width, and render lays them side by side row by row.
-//   - dialog_forms.go (approval, question, new thread) and dialog_pick.go
-//     (fork, switch provider) are the dialogs; dialogs.go has the stack,
-//     help and quit.
+//   - dialog_forms.go (approval, question, new thread), dialog_pick.go
+//     (fork, switch provider) and dialog_rollback.go (roll back to a run:
+//     a pick list with a preview of what changes, and a second enter; the
+//     rollback's outcome in the status line and the transcript) are the
+//     dialogs; dialogs.go has the stack, help and quit.
 //   - prefs.go keeps the pane proportions the person chose in
 //     STATE_DIR/tui.json (read by Run before the program starts, written
 //     by a Cmd, atomically, newest wins).
@@ -98,6 +101,9 @@
 //	ctrl+y        resume the selected thread's run a host restart interrupted
 //	ctrl+t        fork the selected thread at a completed run (dialog)
 //	ctrl+p        switch the selected thread's provider (dialog)
+//	ctrl+z        roll the selected thread's workspace back to a run
+//	              (dialog: enter picks the run, enter or y again rolls
+//	              back, esc or n goes back to the list)
 //	ctrl+g        grid view of 2, 4, 6 or 9 threads; again cycles the size
 //	ctrl+left/right  narrow/widen the left column (kept in tui.json)
 //	ctrl+up/down  grow/shrink the todos pane (kept in tui.json)
@@ -140,7 +146,11 @@
 // ctrl+g and ctrl+p are free in the composer (its select-all and
 // previous-line aliases are off); ctrl+t takes the composer's rarely used
 // transpose, and ctrl+left/right its word moves (alt+left/right still
-// move by words).
+// move by words). ctrl+z is undo in most programs; the composer leaves
+// it unbound, raw mode turns its suspend off so a tty delivers it (0x1a)
+// and tmux passes it; nexus never suspends itself (a host TUI would
+// stop its agents), and since the dialog asks twice before it rewrites a
+// file, a ctrl+z pressed out of habit costs an esc.
 //
 // # Decisions where the issue was silent
 //
@@ -215,6 +225,37 @@
 //     points); the new thread is selected when its events arrive. Switch
 //     provider lists the profiles with the current one marked; the kernel
 //     refuses it during a run and the status line says why.
+//   - Rollback lists the runs whose checkpoint is ready, newest first
+//     (rolled-back runs have stale ones), then "before run 1" when the
+//     baseline is ready and a run is left to undo; with none the status
+//     line says so and no dialog opens. Under the list, the run under
+//     the cursor's preview, derived from the Files of the later runs'
+//     checkpoints alone (no I/O): the runs it marks rolled back (queued
+//     ones are cancelled), then each path once, in path order: a path
+//     whose first later change is an add is removed, any other restored,
+//     one added and deleted again is left out; line counts are the later
+//     runs' changes summed per path, MoreFiles becomes "and N more", and
+//     a later run without a ready checkpoint is named with the reason,
+//     since its changes can't be listed or undone exactly. Enter asks
+//     again ("Roll back T to run N now? This rewrites files in W"); enter
+//     or y submits rollback.to_run, esc or n goes back, and moving to
+//     another run drops the question. The dialog is rebuilt when the
+//     journal moves, keeping the cursor's run. It opens while a run is
+//     active and says the host will refuse; the kernel decides, and its
+//     refusal shows in the status line. When the operation ends (its
+//     events arrive: completed, partial or refused) the status line says
+//     so with its detail, an error unless completed, and the transcript
+//     shows each rollback under the run it went back to (in the thread's
+//     header for "before run 1"), running ones with their step.
+//   - A run's rule counts the files its checkpoint changed ("2 files +12
+//     -3"; no line counts when the checkpoint did not list every file,
+//     "checkpoint error" when the capture failed). The run lists them
+//     (status letter A/M/D/T in the diff styles, path, +added -deleted,
+//     "binary") after its steps and reply, since they are what the run
+//     left behind: maxRunFiles (6) until the person opens the run, where
+//     enter first shows all of them, as with cut tool output. A
+//     rolled-back run says "↶ rolled back" in its rule, draws its files
+//     muted and says its changes were undone.
 //   - Terminal panes: a thread whose provider has a PTY shows its terminal
 //     in the main area while its session is live (core.State.Sessions:
 //     not STOPPED or FAILED) and it is attached; ctrl+s switches that

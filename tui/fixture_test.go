@@ -98,3 +98,66 @@ func demoState(t *testing.T) *core.State {
 	j.add(core.Event{Type: core.EvThreadUpdated, Thread: "t1", Payload: core.Payload{Thread: &t1}})
 	return j.st
 }
+
+// checkpoint records the checkpoint of run n of a thread (0: the
+// baseline) with the files it changed and how many more it did not list.
+func (j *journal) checkpoint(thread string, n int, status string, more int, files ...core.FileChange) {
+	scope := core.ScopeBase
+	if n > 0 {
+		scope = core.RunScope(n)
+	}
+	c := &core.Checkpoint{ID: core.CheckpointID(thread, scope), Thread: thread, Run: n, Scope: scope, Status: status,
+		Commit: "c" + itoa(n), Files: files, MoreFiles: more}
+	if status == core.CkError {
+		c.Reason = "git: index.lock exists"
+	}
+	j.add(core.Event{Type: core.EvCheckpoint, Thread: thread, Payload: core.Payload{Checkpoint: c}})
+}
+
+// fc is a file change: status, path, lines added and deleted.
+func fc(status, path string, added, deleted int) core.FileChange {
+	return core.FileChange{Status: status, Path: path, Added: added, Deleted: deleted}
+}
+
+// rollbackState is one thread of five runs with checkpoints: run 4's
+// capture failed, run 5 changed more files than it listed.
+func rollbackState(t *testing.T) *core.State {
+	j := newJournal(t)
+	j.thread("t1", "tidy the repo", core.ThreadIdle, 5, sec)
+	j.checkpoint("t1", 0, core.CkReady, 0)
+	j.run("t1", 1, core.RunCompleted, "write hello to notes.txt", 2*sec, 3*sec)
+	j.checkpoint("t1", 1, core.CkReady, 0, fc("A", "notes.txt", 1, 0))
+	j.run("t1", 2, core.RunCompleted, "fix main.go", 4*sec, 6*sec)
+	j.checkpoint("t1", 2, core.CkReady, 0, fc("M", "main.go", 10, 3), fc("A", "util.go", 20, 0), fc("D", "old.go", 0, 15))
+	j.run("t1", 3, core.RunCompleted, "add tests", 7*sec, 9*sec)
+	j.checkpoint("t1", 3, core.CkReady, 0, fc("A", "main_test.go", 30, 0), fc("M", "main.go", 2, 1),
+		fc("D", "util.go", 0, 20), core.FileChange{Status: "A", Path: "assets/logo.png", Binary: true})
+	j.run("t1", 4, core.RunFailed, "format everything", 10*sec, 11*sec)
+	j.checkpoint("t1", 4, core.CkError, 0)
+	j.run("t1", 5, core.RunCompleted, "rename the module", 12*sec, 14*sec)
+	j.checkpoint("t1", 5, core.CkReady, 2, fc("M", "go.mod", 1, 1))
+	return j.st
+}
+
+// rolledBackState is a thread rolled back to run 1 (runs 2 and 3 are
+// rolled back) that went on with run 4.
+func rolledBackState(t *testing.T) *core.State {
+	j := newJournal(t)
+	j.thread("t1", "tidy the repo", core.ThreadIdle, 4, sec)
+	j.checkpoint("t1", 0, core.CkReady, 0)
+	r := j.run("t1", 1, core.RunCompleted, "write hello to notes.txt", 2*sec, 3*sec)
+	j.node(r, 2, core.NodeAssistantMessage, core.NodeCompleted, "assistant", "Wrote hello to notes.txt.")
+	j.checkpoint("t1", 1, core.CkReady, 0, fc("A", "notes.txt", 1, 0))
+	j.run("t1", 2, core.RunRolledBack, "fix main.go", 4*sec, 6*sec)
+	j.run("t1", 3, core.RunRolledBack, "add tests", 7*sec, 9*sec)
+	j.checkpoint("t1", 2, core.CkStale, 0, fc("M", "main.go", 10, 3), fc("A", "util.go", 20, 0))
+	j.checkpoint("t1", 3, core.CkStale, 0, fc("A", "main_test.go", 30, 0))
+	j.add(core.Event{Type: core.EvOperation, Thread: "t1", Payload: core.Payload{Operation: &core.Operation{
+		ID: "t1/rollback1", Kind: "rollback", Thread: "t1", ToRun: 1, Step: core.StepDone, Status: core.OpCompleted,
+		Detail: "provider: context truncated to run 1; files: restored"}}})
+	r = j.run("t1", 4, core.RunCompleted, "write goodbye to notes.txt", 10*sec, 12*sec)
+	j.node(r, 2, core.NodeAssistantMessage, core.NodeCompleted, "assistant", "Appended goodbye.")
+	j.checkpoint("t1", 4, core.CkReady, 0, fc("M", "notes.txt", 1, 0), fc("A", "docs/a/very/long/path/to/the/guide.md", 120, 0),
+		fc("D", "TODO", 0, 7))
+	return j.st
+}

@@ -39,6 +39,9 @@ func TestGoldenScreens(t *testing.T) {
 		{"switch", demo, []string{"alt+down", "ctrl+p"}},
 		{"grid", func(t *testing.T) *core.State { st, _ := fourThreads(t); return st }, []string{"ctrl+g"}},
 		{"graph", graphState, []string{"shift+tab", "up", "up", "enter"}},
+		{"files", rolledBackState, nil},
+		{"rollback", rollbackState, []string{"ctrl+z", "down", "down", "down"}},
+		{"rollback_confirm", rollbackState, []string{"ctrl+z", "down", "down", "down", "enter"}},
 		{"empty", func(*testing.T) *core.State { return core.NewState() }, nil},
 	}
 	type golden struct {

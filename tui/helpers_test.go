@@ -244,3 +244,42 @@ func (hs *harness) lastCmd() core.Command {
 	}
 	return cmds[len(cmds)-1]
 }
+
+// resizeSizes are window sizes every screen must fill exactly, down to
+// absurd ones.
+var resizeSizes = [][2]int{{80, 24}, {200, 60}, {120, 40}, {40, 12}, {39, 11}, {20, 5}, {1, 1}}
+
+// checkSizes resizes the window to each size and checks that the view
+// fills it exactly.
+func (hs *harness) checkSizes(sizes [][2]int) {
+	hs.t.Helper()
+	for _, sz := range sizes {
+		hs.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		hs.checkScreen(sz[0], sz[1])
+	}
+}
+
+// expectScreen reports each of wants that the screen does not show;
+// what says which screen it is.
+func (hs *harness) expectScreen(what string, wants ...string) {
+	hs.t.Helper()
+	scr := hs.screen()
+	for _, want := range wants {
+		if !strings.Contains(scr, want) {
+			hs.t.Errorf("%s lacks %q:\n%s", what, want, scr)
+		}
+	}
+}
+
+// viewIn redraws everything with a theme and returns the view with its
+// styles.
+func (hs *harness) viewIn(theme string) string {
+	hs.t.Helper()
+	th, err := themes.Lookup(theme)
+	if err != nil {
+		hs.t.Fatal(err)
+	}
+	hs.m.st = themes.NewStyles(th)
+	hs.m.invalidateAll()
+	return hs.m.View().Content
+}

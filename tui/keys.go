@@ -26,6 +26,7 @@ type KeyMap struct {
 	Resume       key.Binding
 	Fork         key.Binding
 	Switch       key.Binding
+	Rollback     key.Binding
 	WiderLeft    key.Binding
 	NarrowerLeft key.Binding
 	TallerTodos  key.Binding
@@ -71,6 +72,10 @@ type KeyMap struct {
 	Confirm     key.Binding
 	NextField   key.Binding
 	PrevField   key.Binding
+
+	// Rollback dialog, once enter chose the run.
+	RollbackConfirm key.Binding
+	RollbackBack    key.Binding
 }
 
 func bind(help string, desc string, keys ...string) key.Binding {
@@ -94,6 +99,7 @@ func DefaultKeyMap() KeyMap {
 		Resume:       bind("ctrl+y", "resume the run a host restart interrupted", "ctrl+y"),
 		Fork:         bind("ctrl+t", "fork the selected thread at a completed run", "ctrl+t"),
 		Switch:       bind("ctrl+p", "switch the selected thread's provider", "ctrl+p"),
+		Rollback:     bind("ctrl+z", "roll the selected thread's workspace back to a run", "ctrl+z"),
 		WiderLeft:    bind("ctrl+right", "widen the left column (kept for next time)", "ctrl+right"),
 		NarrowerLeft: bind("ctrl+left", "narrow the left column", "ctrl+left"),
 		TallerTodos:  bind("ctrl+up", "grow the todos pane (kept for next time)", "ctrl+up"),
@@ -134,6 +140,9 @@ func DefaultKeyMap() KeyMap {
 		Confirm:     bind("enter", "confirm / submit the answer", "enter"),
 		NextField:   bind("tab", "next field", "tab", "down"),
 		PrevField:   bind("shift+tab", "previous field", "shift+tab", "up"),
+
+		RollbackConfirm: bind("enter/y", "roll back now (asked after enter chose the run)", "enter", "y", "Y"),
+		RollbackBack:    bind("esc/n", "not now: back to the list of runs", "esc", "n", "N"),
 	}
 }
 
@@ -147,7 +156,7 @@ type keyGroup struct {
 func (k KeyMap) groups() []keyGroup {
 	return []keyGroup{
 		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.FocusNext, k.FocusPrev,
-			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Grid,
+			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Grid,
 			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.HistoryPrev, k.HistoryNext, k.Leave}},
 		{"Threads and transcript (not typing)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Filter, k.Open,
@@ -156,6 +165,7 @@ func (k KeyMap) groups() []keyGroup {
 			k.TermLeave}},
 		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, k.Up, k.Down, k.GridZoom, k.GridBack}},
 		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
+		{"Rollback dialog", []key.Binding{k.Up, k.Down, k.Confirm, k.RollbackConfirm, k.RollbackBack, k.CancelDialog}},
 		{"New thread dialog", []key.Binding{k.NextField, k.PrevField, k.Confirm, k.CancelDialog}},
 	}
 }

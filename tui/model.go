@@ -225,10 +225,14 @@ func (m *Model) applyFrame(f frameMsg) tea.Cmd {
 		}
 		m.live = map[string]string{}
 	}
+	var settled *core.Operation
 	for i := range f.journal {
 		ev := &f.journal[i]
 		if ev.Seq <= m.state.Seq {
 			continue // seen before a resubscribe
+		}
+		if op := settledOp(m.state, ev); op != nil {
+			settled = op
 		}
 		if err := m.state.Apply(ev); err != nil {
 			m.conn = err
@@ -266,6 +270,9 @@ func (m *Model) applyFrame(f frameMsg) tea.Cmd {
 		}
 		m.seen[m.selected] = m.activity[m.selected]
 		m.relayout()
+		if settled != nil {
+			return tea.Batch(m.opOutcome(settled), m.startSpinner())
+		}
 		return m.startSpinner()
 	}
 	return nil

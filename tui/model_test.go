@@ -278,16 +278,12 @@ func TestHelpListsEveryKey(t *testing.T) {
 }
 
 func TestResizeNeverOverflows(t *testing.T) {
-	sizes := [][2]int{{80, 24}, {200, 60}, {120, 40}, {40, 12}, {39, 11}, {20, 5}, {1, 1}}
 	hs := newHarness(t, demoState(t), 80, 24)
 	for _, open := range []string{"", "ctrl+o", "f1", "ctrl+n"} {
 		if open != "" {
 			hs.press(open)
 		}
-		for _, sz := range sizes {
-			hs.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-			hs.checkScreen(sz[0], sz[1])
-		}
+		hs.checkSizes(resizeSizes)
 		hs.press("esc")
 	}
 	hs.send(tea.WindowSizeMsg{Width: 80, Height: 24})

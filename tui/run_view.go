@@ -79,12 +79,17 @@ func (m *Model) renderRun(r *core.Run, w int) runDoc {
 		}
 		m.renderNodes(&d, r, a, w)
 	}
+	m.runFiles(&d, r, w)
 	return m.runTail(r, w, d)
 }
 
-// runTail adds the run's error, the resume hint and the blank line that
-// separates runs.
+// runTail adds the run's error, the resume hint, what a rollback did and
+// the blank line that separates runs.
 func (m *Model) runTail(r *core.Run, w int, d runDoc) runDoc {
+	if r.Status == core.RunRolledBack {
+		d.add("", wrapIndent("rolled back: its file changes were undone and it left the agent's context",
+			"  ↶ ", w, m.st.Muted)...)
+	}
 	if r.Error != "" && r.Status != core.RunCompleted {
 		d.add("", wrapIndent(r.Error, m.st.NodeFailed.Render("✗ "), w, m.st.NodeFailed)...)
 	}
@@ -92,14 +97,19 @@ func (m *Model) runTail(r *core.Run, w int, d runDoc) runDoc {
 		d.add("", wrapIndent("interrupted by a host restart: "+m.keys.Resume.Help().Key+
 			" resumes it (or `nexus resume`)", "  ", w, m.st.Request)...)
 	}
+	d.add("", m.rollbackLines(r.Thread, r.Ordinal, w)...)
 	d.add("", "")
 	return d
 }
 
-// runRule is the header line of a run: ordinal, status, duration, and
-// the tokens and cost of its model calls.
+// runRule is the header line of a run: ordinal, status, duration, the
+// files its checkpoint changed, and the tokens and cost of its model
+// calls.
 func (m *Model) runRule(r *core.Run, w int) string {
 	status := r.Status
+	if status == core.RunRolledBack {
+		status = "↶ rolled back"
+	}
 	if r.Held {
 		status += " (held)"
 	}
@@ -116,6 +126,9 @@ func (m *Model) runRule(r *core.Run, w int) string {
 	tail := ""
 	if r.StartedAt > 0 && r.EndedAt > r.StartedAt {
 		tail = " · " + duration(time.Duration(r.EndedAt-r.StartedAt))
+	}
+	if files := fileSummary(checkpointOf(m.state, r.Thread, r.Ordinal)); files != "" {
+		tail += " · " + files
 	}
 	if in, out, cost := m.runUsage(r); in+out > 0 {
 		tail += " · " + usage(in, out, cost)

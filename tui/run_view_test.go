@@ -48,10 +48,7 @@ func TestRunGraphShowsTimingsCostAndArguments(t *testing.T) {
 
 func TestDiffLinesAreColouredFromTheTheme(t *testing.T) {
 	hs := newHarness(t, graphState(t), 120, 40)
-	dark, _ := themes.Lookup(themes.Dark)
-	hs.m.st = themes.NewStyles(dark)
-	hs.m.invalidateAll()
-	out := hs.m.View().Content
+	out := hs.viewIn(themes.Dark)
 	for name, want := range map[string]string{
 		"added":   hs.m.st.DiffAdd.Render("    +var a = 2"),
 		"removed": hs.m.st.DiffRemove.Render("    -var a = 1"),

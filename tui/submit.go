@@ -127,6 +127,8 @@ func (m *Model) submitted(r submitResultMsg) tea.Cmd {
 		return m.setFlash("thread created", false)
 	case core.CmdProviderSwitch:
 		return m.setFlash("provider switched to "+r.cmd.Provider, false)
+	case core.CmdRollbackToRun:
+		return m.rollbackStarted(r.cmd, r.rec)
 	case core.CmdMessageSend:
 		if r.rec != nil && r.rec.Mode == core.ModeQueue {
 			return m.setFlash(fmt.Sprintf("queued as run %d", r.rec.Ordinal), false)
@@ -161,6 +163,8 @@ func describe(c core.Command) string {
 		return "forking"
 	case core.CmdProviderSwitch:
 		return "switching provider"
+	case core.CmdRollbackToRun:
+		return "rolling back"
 	}
 	return c.Kind
 }

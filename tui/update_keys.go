@@ -94,6 +94,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.openFork(), true
 	case key.Matches(k, m.keys.Switch):
 		return m.openSwitch(), true
+	case key.Matches(k, m.keys.Rollback):
+		return m.openRollback(), true
 	case key.Matches(k, m.keys.TermZoom):
 		return m.zoomTerm(), true
 	case key.Matches(k, m.keys.TermToggle):
