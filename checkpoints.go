@@ -48,7 +48,30 @@ func (c *checkpointer) capture(e core.Effect) core.Observation {
 		return o
 	}
 	o.Status, o.Hash, o.Title = core.CkReady, cp.Commit, cp.Ref
+	if e.Scope != core.ScopeBase {
+		c.stats(e, &cp, &o)
+	}
 	return o
+}
+
+// stats fills in the files a run's checkpoint changed against the parent
+// the kernel named in the effect (the empty tree when it named none, as
+// `nexus diff` does). The checkpoint is captured already: a failure here
+// must not lose it, so it is recorded ready without files and the failure
+// goes in its reason.
+func (c *checkpointer) stats(e core.Effect, cp *checkpoint.Checkpoint, o *core.Observation) {
+	if e.Commit != "" && cp.Parent == e.Commit && cp.Changed == 0 {
+		return // Capture counted no change against that same parent
+	}
+	d, err := c.m.Stats(c.ctx, e.Workspace, e.Commit, cp.Commit)
+	if err != nil {
+		o.Error = "checkpoint captured, but its file list is not recorded: " + err.Error()
+		return
+	}
+	o.Files = make([]core.FileChange, len(d.Files))
+	for i, f := range d.Files {
+		o.Files[i] = core.FileChange{Path: f.Path, Status: f.Status, Added: f.Added, Deleted: f.Deleted, Binary: f.Binary}
+	}
 }
 
 func (c *checkpointer) restore(e core.Effect) core.Observation {

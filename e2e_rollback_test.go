@@ -23,6 +23,16 @@ func git(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
+// initRepo makes the workspace a git repository whose first commit holds
+// files.
+func (e *env) initRepo(files map[string]string) {
+	e.t.Helper()
+	git(e.t, e.ws, "init", "-q")
+	e.writeWS(files)
+	git(e.t, e.ws, "add", "-A")
+	git(e.t, e.ws, "commit", "-q", "-m", "init")
+}
+
 // rollbackFlow runs the flow: run 1 writes a.txt; run 2 edits it
 // and adds b.txt; diff of run 2; rollback to run 1.
 func rollbackFlow(t *testing.T, e *env) string {
@@ -60,10 +70,7 @@ func rollbackFlow(t *testing.T, e *env) string {
 func TestE2ERollbackGit(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	git(t, e.ws, "init", "-q")
-	e.writeWS(map[string]string{"kept.txt": "committed\n"})
-	git(t, e.ws, "add", "kept.txt")
-	git(t, e.ws, "commit", "-q", "-m", "init")
+	e.initRepo(map[string]string{"kept.txt": "committed\n"})
 	e.writeWS(map[string]string{"staged.txt": "staged change\n"})
 	git(t, e.ws, "add", "staged.txt")
 	head, branches := git(t, e.ws, "rev-parse", "HEAD"), git(t, e.ws, "branch", "-a")

@@ -10,16 +10,13 @@ import (
 
 // TestE2EWorktreesAndMergeBack: two threads with their own worktrees edit
 // the same file at the same time without conflict; merge-back of one into
-// the other injects a delta naming the file and the commands run, and the
-// transfer is in the journal; archiving refuses a dirty worktree unless
-// forced.
+// the other injects a delta naming the file with its line counts and the
+// commands run, and the transfer is in the journal; archiving refuses a
+// dirty worktree unless forced.
 func TestE2EWorktreesAndMergeBack(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	git(t, e.ws, "init", "-q")
-	e.writeWS(map[string]string{"shared.txt": "hello world\n"})
-	git(t, e.ws, "add", "shared.txt")
-	git(t, e.ws, "commit", "-q", "-m", "init")
+	e.initRepo(map[string]string{"shared.txt": "hello world\n"})
 	a := e.must("thread", "new", "--worktree", "--yes", "--title", "A")
 	b := e.must("thread", "new", "--worktree", "--branch", "try-b", "--yes", "--title", "B")
 	pa := e.bg("send", a, "#slow=1s replace world with alpha in shared.txt and run `echo tested-a`")
@@ -57,7 +54,9 @@ func TestE2EWorktreesAndMergeBack(t *testing.T) {
 		}
 		json.Unmarshal([]byte(l), &ev)
 		if tr := ev.Payload.Transfer; tr != nil && tr.Kind == "merge_back" {
-			found = strings.Contains(tr.Text, "shared.txt") && strings.Contains(tr.Text, "echo tested-b") && !strings.Contains(tr.Text, "tested-a")
+			// The file with its line counts from B's run checkpoint.
+			found = strings.Contains(tr.Text, "Files changed:\n- shared.txt (modified, +1 -1)\n") &&
+				strings.Contains(tr.Text, "echo tested-b") && !strings.Contains(tr.Text, "tested-a")
 			if !found {
 				t.Fatalf("merge-back delta lacks the file or the command:\n%s", tr.Text)
 			}

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Workspace checkpoints (DESIGN.md §8). A thread with a workspace captures
@@ -59,6 +60,9 @@ func (t *tx) observeCheckpoint(o *Observation) {
 		Ref: o.Title, Commit: o.Hash, Reason: o.Error}
 	if o.Key != ScopeBase {
 		fmt.Sscanf(o.Key, "run%d", &c.Run)
+		if c.Status == CkReady {
+			c.Files, c.MoreFiles = capFiles(o.Files, o.MoreFiles)
+		}
 	}
 	if cur := t.st.Checkpoints[c.ID]; cur == nil || !cur.same(&c) {
 		t.emit(EvCheckpoint, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Checkpoint: &c}})
@@ -75,6 +79,22 @@ func (t *tx) observeCheckpoint(o *Observation) {
 	if r := t.st.RunByOrdinal(th.ID, c.Run); r != nil && r.Finishing != "" {
 		t.finishRun(r)
 	}
+}
+
+// capFiles sorts a copy of a capture's changed files by path and keeps
+// the first MaxCheckpointFiles; more counts the rest, with those the
+// executor already left out.
+func capFiles(files []FileChange, more int) ([]FileChange, int) {
+	if len(files) == 0 {
+		return nil, more
+	}
+	out := slices.Clone(files)
+	slices.SortStableFunc(out, func(a, b FileChange) int { return strings.Compare(a.Path, b.Path) })
+	if len(out) > MaxCheckpointFiles {
+		more += len(out) - MaxCheckpointFiles
+		out = slices.Clone(out[:MaxCheckpointFiles])
+	}
+	return out, more
 }
 
 // finishRun makes a run terminal once its barrier is through.

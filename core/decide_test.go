@@ -153,7 +153,7 @@ func (h *harness) do(t *testing.T, line string) string {
 		c := &Command{ID: id, Kind: args["kind"], At: h.clock, Thread: args["thread"], NewThread: args["new"],
 			Run: run, Request: args["request"], Text: args["text"], Mode: args["mode"], Title: args["title"],
 			Provider: args["provider"], HoldQueue: args["hold"] == "true", Response: args["response"], Answer: args["answer"],
-			Workspace: args["workspace"]}
+			Workspace: args["workspace"], MergeBack: args["mergeback"]}
 		c.Caps = capsFrom(args["caps"])
 		in.Command = c
 	case "obs":
@@ -165,6 +165,8 @@ func (h *harness) do(t *testing.T, line string) string {
 		o.Exit, _ = strconv.Atoi(args["exit"])
 		o.TokensIn, _ = strconv.Atoi(args["in"])
 		o.TokensOut, _ = strconv.Atoi(args["out"])
+		o.Files = filesFrom(args["files"])
+		o.MoreFiles, _ = strconv.Atoi(args["more"])
 		if items := args["items"]; items != "" {
 			for _, it := range strings.Split(items, ",") {
 				text, status, _ := strings.Cut(it, ":")
@@ -201,6 +203,24 @@ func (h *harness) do(t *testing.T, line string) string {
 		b.WriteString("(nothing)\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// filesFrom parses "path:STATUS:added:deleted[:bin],..." into a
+// checkpoint observation's files.
+func filesFrom(s string) []FileChange {
+	var out []FileChange
+	for _, f := range strings.Split(s, ",") {
+		if f == "" {
+			continue
+		}
+		p := strings.Split(f, ":")
+		fc := FileChange{Path: p[0], Status: p[1]}
+		fc.Added, _ = strconv.Atoi(p[2])
+		fc.Deleted, _ = strconv.Atoi(p[3])
+		fc.Binary = len(p) > 4 && p[4] == "bin"
+		out = append(out, fc)
+	}
+	return out
 }
 
 func capsFrom(s string) Capabilities {
@@ -289,6 +309,20 @@ func describe(ev *Event) string {
 		}
 	case p.Checkpoint != nil:
 		s += fmt.Sprintf(" %s %s commit=%s", p.Checkpoint.ID, p.Checkpoint.Status, p.Checkpoint.Commit)
+		sep := " files="
+		for _, f := range p.Checkpoint.Files {
+			s += sep + fmt.Sprintf("%s:%s:+%d:-%d", f.Path, f.Status, f.Added, f.Deleted)
+			if f.Binary {
+				s += ":bin"
+			}
+			sep = ","
+		}
+		if p.Checkpoint.MoreFiles > 0 {
+			s += fmt.Sprintf(" more=%d", p.Checkpoint.MoreFiles)
+		}
+		if p.Checkpoint.Reason != "" {
+			s += fmt.Sprintf(" reason=%q", p.Checkpoint.Reason)
+		}
 	case p.Operation != nil:
 		s += fmt.Sprintf(" %s step=%s %s", p.Operation.ID, p.Operation.Step, p.Operation.Status)
 		if p.Operation.Detail != "" {

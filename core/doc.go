@@ -79,4 +79,23 @@
 //     other input of the same thread, so journal order equals provider order.
 //   - Snapshots: every DefaultSnapshotEvery events (asynchronously, from a
 //     Clone) and at clean exit when anything changed since the last one.
+//   - Checkpoint files: a run's checkpoint records the files it changed
+//     against the parent commit its capture effect named (the empty tree
+//     when there was none, as `nexus diff` compares), sorted by path, at
+//     most MaxCheckpointFiles with MoreFiles counting the rest; the
+//     baseline records none. The executor reports them in the checkpoint
+//     observation (Files, MoreFiles). When it cannot compute them the
+//     checkpoint is still ready, without files, and its Reason says why:
+//     a capture is never lost to its statistics. Checkpoints are not part
+//     of a sealed run's history, so they stay in the live projection.
+//   - Merge-back lists "Files changed" from the fork's run checkpoints,
+//     one line per path, sorted: "a.txt (modified, +3 -1)", "b.txt (added,
+//     +10)", "c.txt (deleted, -4)", "p.png (added, binary)", line counts
+//     summed over the runs, the latest status kept except that a file the
+//     fork added stays "added" ("added, then deleted" once removed again)
+//     and one deleted and added back is "modified"; then "and N more
+//     file(s) the checkpoints do not list" for capped lists. A run whose
+//     checkpoint lists no file (no workspace, file list not recorded, or
+//     a journal from before checkpoints had files) contributes its
+//     write_file and edit_file steps as before: "d.txt (write_file)".
 package core

@@ -31,7 +31,7 @@ const (
 	ObsStepStarted   = "step.started"   // a worker step is about to run (Key: idempotency key, Action, Class, Title, Hash, PreHash)
 	ObsStepDone      = "step.done"      // a worker step ended (Key, Status, Text: output, Exit, Hash)
 	ObsResumeFailed  = "resume.failed"  // the provider could not resume its thread by native ref (Text: why); it starts a replacement from the journaled history
-	ObsCheckpoint    = "checkpoint"     // a capture ended (Key: scope, Status ready|missing|error, Hash: commit, Title: ref, Error)
+	ObsCheckpoint    = "checkpoint"     // a capture ended (Key: scope, Status ready|missing|error, Hash: commit, Title: ref, Files, MoreFiles, Error)
 	ObsRestored      = "restored"       // a restore ended (Key: operation, Status completed|failed, Text: what changed, Error)
 )
 
@@ -69,6 +69,11 @@ type Observation struct {
 	TokensOut  int     `json:"tokensOut,omitempty"`
 	CostUSD    float64 `json:"costUsd,omitempty"`
 	DurationMS int64   `json:"durationMs,omitempty"`
+	// Checkpoints: the files a run's capture changed against the parent
+	// checkpoint its effect named, in any order; MoreFiles counts files
+	// the executor left out. The kernel sorts and caps them.
+	Files     []FileChange `json:"files,omitempty"`
+	MoreFiles int          `json:"moreFiles,omitempty"`
 }
 
 // TimerFired is a deadline reached. Key names what was scheduled.

@@ -304,13 +304,14 @@ const MaxCheckpointFiles = 200
 
 // FileChange is one file a checkpoint changed: Status A (added), M
 // (modified), D (deleted) or T (type changed); lines added and deleted
-// (none counted for a binary file).
+// (none counted for a binary file). Its JSON always has all five fields
+// (`nexus thread show --json` documents them); msgpack leaves zeros out.
 type FileChange struct {
 	Path    string `json:"path" msgpack:"p"`
 	Status  string `json:"status" msgpack:"s"`
-	Added   int    `json:"added,omitempty" msgpack:"a,omitempty"`
-	Deleted int    `json:"deleted,omitempty" msgpack:"d,omitempty"`
-	Binary  bool   `json:"binary,omitempty" msgpack:"b,omitempty"`
+	Added   int    `json:"added" msgpack:"a,omitempty"`
+	Deleted int    `json:"deleted" msgpack:"d,omitempty"`
+	Binary  bool   `json:"binary" msgpack:"b,omitempty"`
 }
 
 // Operation is a journaled multi-step operation (a rollback): its current

@@ -182,11 +182,44 @@ func decCheckpoint(r *reader) *core.Checkpoint {
 			v.Reason = r.str()
 		case "cm":
 			v.Commit = r.str()
+		case "fs":
+			v.Files = decFileChanges(r)
+		case "mf":
+			v.MoreFiles = int(r.int())
 		default:
 			r.skip()
 		}
 	}
 	return v
+}
+
+func decFileChanges(r *reader) []core.FileChange {
+	n, ok := r.arrayLen()
+	if !ok {
+		return nil
+	}
+	files := make([]core.FileChange, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		f := &files[i]
+		m, _ := r.mapLen()
+		for ; m > 0 && r.err == nil; m-- {
+			switch r.str() {
+			case "p":
+				f.Path = r.str()
+			case "s":
+				f.Status = r.str()
+			case "a":
+				f.Added = int(r.int())
+			case "d":
+				f.Deleted = int(r.int())
+			case "b":
+				f.Binary = r.bool()
+			default:
+				r.skip()
+			}
+		}
+	}
+	return files
 }
 
 func decOperation(r *reader) *core.Operation {

@@ -252,6 +252,21 @@ func encCheckpoint(e *enc, c *core.Checkpoint) {
 	o.strOmit("rf", c.Ref)
 	o.strOmit("re", c.Reason)
 	o.strOmit("cm", c.Commit)
+	if len(c.Files) > 0 {
+		o.key("fs")
+		e.arrayLen(len(c.Files))
+		for i := range c.Files {
+			f := &c.Files[i]
+			fo := e.obj()
+			fo.str("p", f.Path)
+			fo.str("s", f.Status)
+			fo.intOmit("a", int64(f.Added))
+			fo.intOmit("d", int64(f.Deleted))
+			fo.boolOmit("b", f.Binary)
+			fo.end()
+		}
+	}
+	o.intOmit("mf", int64(c.MoreFiles))
 	o.end()
 }
 

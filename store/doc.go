@@ -183,6 +183,20 @@
 // journal whose snapshots seal runs). Version 1 is the first format, so
 // no migration exists yet.
 //
+// Fields added within version 1, all omitempty, so what was written before
+// them decodes to the same value and re-encodes to the same bytes (old
+// events keep their hashes, old snapshots still equal a replay):
+//
+//	checkpoint "fs"  Files: array of {"p" path, "s" status A|M|D|T,
+//	                 "a" lines added, "d" lines deleted, "b" binary},
+//	                 sorted by path, at most core.MaxCheckpointFiles
+//	checkpoint "mf"  MoreFiles: how many changed files Files leaves out
+//
+// A binary that predates a field skips it; its Verify then finds a
+// snapshot written by a newer binary unequal to its own replay (the field
+// is missing from the replay) and Repair drops that snapshot, which costs
+// a longer replay, never an event.
+//
 // # Concurrency
 //
 // All methods are safe for concurrent use. Read, Verify and Export work

@@ -28,7 +28,18 @@ func randomInput(rng *rand.Rand, st *core.State, n int) core.Input {
 	}
 	if len(threads) == 0 || rng.Intn(12) == 0 {
 		caps := core.Capabilities{Steer: rng.Intn(2) == 0, Interrupt: rng.Intn(3) > 0, DurableRequests: rng.Intn(2) == 0}
-		return cmd(core.Command{Kind: core.CmdThreadCreate, NewThread: fmt.Sprintf("t%d", n), Provider: "p", Caps: caps})
+		c := core.Command{Kind: core.CmdThreadCreate, NewThread: fmt.Sprintf("t%d", n), Provider: "p", Caps: caps}
+		if n%2 == 0 {
+			c.Workspace = "/ws" // its runs wait on checkpoint captures
+		}
+		return cmd(c)
+	}
+	if rng.Intn(3) == 0 {
+		for _, th := range threads {
+			if r := st.ActiveRun(th); r != nil && (r.AwaitBase || r.Finishing != "") {
+				return core.Input{Obs: checkpointObs(rng, th, r, at)}
+			}
+		}
 	}
 	th := threads[rng.Intn(len(threads))]
 	active := st.ActiveRun(th)
@@ -88,6 +99,33 @@ func randomInput(rng *rand.Rand, st *core.State, n int) core.Input {
 	return cmd(core.Command{Kind: core.CmdThreadRename, Thread: th, Title: fmt.Sprintf("r%d", n)})
 }
 
+// checkpointObs reports the capture an active run waits for: the
+// baseline, or the run's checkpoint with files in no particular order,
+// sometimes more than a checkpoint keeps, or an error.
+func checkpointObs(rng *rand.Rand, th string, r *core.Run, at int64) *core.Observation {
+	o := &core.Observation{Kind: core.ObsCheckpoint, Thread: th, Run: r.ID, Key: core.RunScope(r.Ordinal), At: at,
+		Status: core.CkReady, Hash: fmt.Sprintf("%040x", at)}
+	if r.AwaitBase {
+		o.Key = core.ScopeBase
+	}
+	switch rng.Intn(8) {
+	case 0:
+		o.Status, o.Hash, o.Error = core.CkError, "", "checkpoint: too many files"
+	case 1:
+		o.Error = "checkpoint captured, but its file list is not recorded"
+	}
+	n := 1 + rng.Intn(4)
+	if rng.Intn(10) == 0 {
+		n = core.MaxCheckpointFiles + rng.Intn(20)
+	}
+	for i := 0; i < n; i++ {
+		o.Files = append(o.Files, core.FileChange{Path: fmt.Sprintf("d%d/f%d.go", rng.Intn(5), rng.Intn(1000)),
+			Status: []string{"A", "M", "D", "T"}[rng.Intn(4)], Added: rng.Intn(400), Deleted: rng.Intn(3), Binary: rng.Intn(9) == 0})
+	}
+	o.MoreFiles = rng.Intn(2) * rng.Intn(50)
+	return o
+}
+
 func sortStrings(s []string) {
 	for i := 1; i < len(s); i++ {
 		for j := i; j > 0 && s[j] < s[j-1]; j-- {
@@ -101,6 +139,7 @@ func sortStrings(s []string) {
 // that snapshot + tail replay equals a full replay equals the live state,
 // byte for byte.
 func TestKernelReplayProperty(t *testing.T) {
+	withFiles := 0 // checkpoints listing files, over all seeds
 	for seed := int64(1); seed <= 12; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewSource(seed))
@@ -161,10 +200,18 @@ func TestKernelReplayProperty(t *testing.T) {
 			if sealed == 0 {
 				t.Fatalf("seed %d: the snapshot sealed no run; the property says nothing about sealing", seed)
 			}
+			for _, c := range full.Checkpoints {
+				if len(c.Files) > 0 {
+					withFiles++
+				}
+			}
 			if full.Seq < 200 {
 				t.Fatalf("seed %d: only %d events; the generator is too timid to prove anything", seed, full.Seq)
 			}
 		})
+	}
+	if withFiles < 10 {
+		t.Fatalf("only %d checkpoints list files; the property says little about them", withFiles)
 	}
 }
 

@@ -251,6 +251,15 @@ func (g *Gen) run(th *gthread) [][]core.Event {
 	}
 	cp := &core.Checkpoint{ID: fmt.Sprintf("%s/cp/%d", t.ID, t.Runs), Thread: t.ID, Run: t.Runs, Scope: "run",
 		Status: "ready", Ref: "refs/nexus/checkpoints/" + t.ID + "/" + g.hex(40)}
+	// The files a run changed, derived from the run number so the random
+	// stream (and every journal generated before) stays as it was.
+	for i := 0; i < t.Runs%4; i++ {
+		cp.Files = append(cp.Files, core.FileChange{Path: fmt.Sprintf("src/f%d.go", i), Status: "AMDT"[(t.Runs+i)%4 : (t.Runs+i)%4+1],
+			Added: (t.Runs * 7) % 300 * i, Deleted: t.Runs % 5, Binary: (t.Runs+i)%9 == 0})
+	}
+	if t.Runs%10 == 3 {
+		cp.MoreFiles = t.Runs * 11
+	}
 	finished := running
 	finished.Status, finished.Reply, finished.EndedAt = core.RunCompleted, g.text(20, 120), g.now+20
 	attDone := *att

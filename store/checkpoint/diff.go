@@ -35,22 +35,40 @@ type Diff struct {
 // Diff(ws, "", c) lists everything in c. For `nexus diff T --run N` the
 // kernel passes run N-1's checkpoint (the baseline for run 1) and run N's.
 func (m *Manager) Diff(ctx context.Context, workspace, from, to string) (Diff, error) {
+	return m.diff(ctx, workspace, from, to, true)
+}
+
+// Stats is Diff without the patch (Patch is empty): the files and line
+// counts only, which the kernel records with each run's checkpoint. It
+// costs two git processes (cat-file to resolve both revisions, one
+// diff-tree), where Diff costs three.
+func (m *Manager) Stats(ctx context.Context, workspace, from, to string) (Diff, error) {
+	return m.diff(ctx, workspace, from, to, false)
+}
+
+func (m *Manager) diff(ctx context.Context, workspace, from, to string, withPatch bool) (Diff, error) {
 	w, unlock, err := m.open(ctx, workspace)
 	if err != nil {
 		return Diff{}, err
 	}
 	defer unlock()
-	d := Diff{From: w.emptyTree()}
+	revs := []string{to}
 	if from != "" {
-		if d.From, err = m.commitOf(ctx, w, "diff checkpoints", from); err != nil {
-			return Diff{}, err
-		}
+		revs = append(revs, from)
 	}
-	if d.To, err = m.commitOf(ctx, w, "diff checkpoints", to); err != nil {
+	ids, err := m.commitsOf(ctx, w, "diff checkpoints", revs...)
+	if err != nil {
 		return Diff{}, err
+	}
+	d := Diff{From: w.emptyTree(), To: ids[0]}
+	if from != "" {
+		d.From = ids[1]
 	}
 	if err := m.diffStats(ctx, w, &d); err != nil {
 		return Diff{}, err
+	}
+	if !withPatch {
+		return d, nil
 	}
 	patch := &capBuffer{max: m.opts.MaxPatchBytes}
 	err = m.exec(ctx, w.cmd("diff checkpoints", "", "diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff",

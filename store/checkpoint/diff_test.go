@@ -64,6 +64,36 @@ func TestDiffRun(t *testing.T) {
 	}
 }
 
+// TestStats: Stats lists the same files and totals as Diff, without the
+// patch; from "" is the empty tree; a missing checkpoint is ErrNotFound.
+func TestStats(t *testing.T) {
+	m := newManager(t, Options{})
+	repo, run1, run2 := twoRuns(t, m)
+	ctx := context.Background()
+	for _, from := range []string{"", run1.Commit} {
+		d, err := m.Diff(ctx, repo, from, run2.Commit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := m.Stats(ctx, repo, from, run2.Commit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Patch != "" || s.Truncated || s.From != d.From || s.To != d.To || s.Added != d.Added || s.Deleted != d.Deleted ||
+			len(s.Files) != len(d.Files) || len(s.Files) == 0 {
+			t.Fatalf("from %q: Stats = %+v, Diff = %+v", from, s, d)
+		}
+		for i := range s.Files {
+			if s.Files[i] != d.Files[i] {
+				t.Errorf("from %q: file %d = %+v, Diff has %+v", from, i, s.Files[i], d.Files[i])
+			}
+		}
+	}
+	if _, err := m.Stats(ctx, repo, "refs/nexus/checkpoints/t1/run/7", run2.Commit); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Stats from a missing checkpoint = %v, want ErrNotFound", err)
+	}
+}
+
 func TestDiffTruncated(t *testing.T) {
 	repo := newRepo(t)
 	m := New(t.TempDir(), Options{MaxPatchBytes: 200})

@@ -9,6 +9,7 @@
 //	New(stateDir, Options) *Manager
 //	Capture(ctx, workspace, thread, scope) (Checkpoint, error)
 //	Diff(ctx, workspace, from, to) (Diff, error)
+//	Stats(ctx, workspace, from, to) (Diff, error)   Diff without the patch
 //	Restore(ctx, workspace, thread, commit) (Restored, error)
 //	Dirty(ctx, workspace, since) (bool, error)
 //	Refs(ctx, workspace, thread) ([]Ref, error)
@@ -184,7 +185,11 @@
 //   - Completion barrier of run N (also interrupted and failed runs):
 //     Capture(ws, thread, "run/N"); a *BoundError or any other error is
 //     recorded as checkpoint status error with err.Error() as reason;
-//     checkpoint.capture is idempotent, so redo it after a crash.
+//     checkpoint.capture is idempotent, so redo it after a crash. Then
+//     Stats(ws, the parent commit the kernel named, the new commit) for
+//     the files the run changed, skipped when Capture counted no change
+//     (Changed 0) against that same parent; a Stats error leaves the
+//     checkpoint ready, without its file list.
 //   - Child scope that changed files: Capture(ws, thread, "node/...").
 //   - nexus diff T --run N: Diff(ws, checkpoint of run N-1 (run/0 for
 //     N=1; after a rollback, the newest earlier one not stale), checkpoint

@@ -97,17 +97,34 @@ func (m *Manager) Resolve(ctx context.Context, workspace, rev string) (string, e
 }
 
 func (m *Manager) commitOf(ctx context.Context, w *ws, op, rev string) (string, error) {
-	if badRev(rev) {
-		return "", fmt.Errorf("%w: %q", ErrNotFound, rev)
-	}
-	objs, err := m.objects(ctx, w, op, rev+"^{commit}")
+	ids, err := m.commitsOf(ctx, w, op, rev)
 	if err != nil {
 		return "", err
 	}
-	if objs[0].typ != "commit" {
-		return "", fmt.Errorf("%w: %s in %s", ErrNotFound, rev, w.GitDir)
+	return ids[0], nil
+}
+
+// commitsOf resolves revisions to commit ids with one git process.
+func (m *Manager) commitsOf(ctx context.Context, w *ws, op string, revs ...string) ([]string, error) {
+	peeled := make([]string, len(revs))
+	for i, rev := range revs {
+		if badRev(rev) {
+			return nil, fmt.Errorf("%w: %q", ErrNotFound, rev)
+		}
+		peeled[i] = rev + "^{commit}"
 	}
-	return objs[0].id, nil
+	objs, err := m.objects(ctx, w, op, peeled...)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(revs))
+	for i, o := range objs {
+		if o.typ != "commit" {
+			return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, revs[i], w.GitDir)
+		}
+		ids[i] = o.id
+	}
+	return ids, nil
 }
 
 // badRev refuses revisions that git could read as an option or that
