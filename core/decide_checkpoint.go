@@ -152,13 +152,48 @@ func (t *tx) rollback(c *Command) *Rejection {
 		Step: StepProvider, Status: OpRunning, Commit: cp.Commit}
 	t.putOp(op)
 	t.receipt.Op = op.ID
-	// The built-in agent and every provider that rebuilds its context from
-	// the journal accept at once: rolled-back runs leave its context.
 	op.Step = StepFiles
-	op.Detail = "provider: context truncated to run " + itoa(c.Run)
+	op.Detail = t.rollbackProvider(th, c.Run)
 	t.putOp(op)
 	t.restoreEffect(&op, th)
 	return nil
+}
+
+// rollbackProvider is the provider step of a rollback to run n; it says
+// what it did. A provider whose context is the journal (the built-in
+// agent: its requests survive its process, DurableRequests) needs
+// nothing: rolled-back runs leave the context. A terminal keeps no
+// conversation. Any other agent holds the later runs in a conversation
+// of its own: it is set aside (the provider thread marked unavailable,
+// the live session stopped), and the next turn starts a new one from the
+// journal's history up to run n, recorded as a full_thread_summary
+// handoff so the person sees what the agent will be given.
+func (t *tx) rollbackProvider(th *Thread, n int) string {
+	switch {
+	case th.Caps.DurableRequests:
+		return "provider: context truncated to run " + itoa(n)
+	case th.Caps.PTY:
+		return "provider: a terminal keeps no conversation; its screen is left as it is"
+	}
+	old := ""
+	if pt := t.st.ProviderThreads[th.ID+"/"+th.Provider]; pt != nil && pt.Available {
+		c := *pt
+		c.Available = false
+		old = c.NativeRef
+		t.emit(EvProviderThread, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{ProviderThread: &c}})
+	}
+	t.stopSession(th.ID, "rolled back to run "+itoa(n))
+	var b strings.Builder
+	fmt.Fprintf(&b, "Rolled back to run %d: the %s conversation %s also held the later runs, so a new one starts from this history:\n",
+		n, th.Provider, old)
+	for _, m := range t.st.Context(th.ID, n+1) {
+		b.WriteString(m.Role + ": " + m.Text + "\n")
+	}
+	h := Handoff{ID: th.ID + "/handoff" + itoa(len(t.st.Handoffs)+1), Thread: th.ID, From: th.Provider + ":" + old,
+		To: th.Provider, Strategy: "full_thread_summary", Text: b.String()}
+	t.emit(EvHandoffRecorded, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Handoff: &h}})
+	return fmt.Sprintf("provider: %s's conversation set aside; the next turn starts a new one from the history up to run %d (%s)",
+		th.Provider, n, h.ID)
 }
 
 func (t *tx) putOp(op Operation) {

@@ -354,6 +354,9 @@ func describeEffect(e *Effect) string {
 	s := fmt.Sprintf("%s %s", e.Kind, e.Key)
 	if e.Turn != nil {
 		s += fmt.Sprintf(" reason=%s instruction=%q users=%d", e.Turn.Reason, e.Turn.Instruction, e.Turn.UserMessages)
+		if e.Turn.NativeRef != "" {
+			s += " resume=" + e.Turn.NativeRef
+		}
 		if len(e.Turn.LLM) > 0 || len(e.Turn.Steps) > 0 {
 			s += fmt.Sprintf(" journaled-llm=%d journaled-steps=%d", len(e.Turn.LLM), len(e.Turn.Steps))
 		}

@@ -98,4 +98,14 @@
 //     checkpoint lists no file (no workspace, file list not recorded, or
 //     a journal from before checkpoints had files) contributes its
 //     write_file and edit_file steps as before: "d.txt (write_file)".
+//   - Rollback's provider step: the built-in agent (DurableRequests: its
+//     context is the journal) needs nothing, rolled-back runs simply
+//     leave its context; a terminal (PTY) keeps no conversation. Every
+//     other agent holds the later runs in a conversation of its own, so
+//     the rollback sets it aside: the provider thread is marked
+//     unavailable, the live session stopped, and a full_thread_summary
+//     handoff records the history up to the run, which the next turn
+//     starts a new conversation from. Codex's thread/revert and Claude
+//     Code's rewind would keep the same conversation; they are not wired,
+//     and the replacement is correct for every agent.
 package core
