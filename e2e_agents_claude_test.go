@@ -120,6 +120,21 @@ func TestClaudeCLI(t *testing.T) {
 	if len(before) != 1 || len(after) != 1 || before[0] != after[0] {
 		t.Errorf("native refs before %v, after %v: want one, unchanged", before, after)
 	}
+
+	// Rolling back to run 1 sets Claude's session aside (it remembers the
+	// later runs): the files are as after run 1, and the next turn is a
+	// new session given only the history up to run 1, as journaled.
+	e.must("rollback", th, "--to-run", "1")
+	if _, err := os.Stat(filepath.Join(e.ws, "allowed.txt")); err == nil {
+		t.Errorf("allowed.txt, written by run 2, survived the rollback to run 1")
+	}
+	out := e.must("send", th, "what do you know?")
+	if !strings.Contains(out, "user: hello") || strings.Contains(out, "allowed.txt") || strings.Contains(out, "Which color") {
+		t.Errorf("after the rollback the agent was given %q: want the history up to run 1 only", out)
+	}
+	if refs := nativeRefs(e, th); len(refs) != 2 || refs[0] != after[0] {
+		t.Errorf("native refs after the rollback %v: want the old one and a new one", refs)
+	}
 }
 
 // nativeRefs lists the distinct provider-thread refs the journal holds.
