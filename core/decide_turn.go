@@ -13,6 +13,10 @@ func (t *tx) observe(o *Observation) {
 	}
 	switch o.Kind {
 	case ObsEffectDone:
+		if o.Status == EffUnsupported {
+			t.effectUnsupported(o)
+			return
+		}
 		t.completeEffect(o.Key, orDefault(o.Status, "completed"), o.Text)
 		return
 	case ObsCheckpoint:

@@ -108,4 +108,9 @@
 //     starts a new conversation from. Codex's thread/revert and Claude
 //     Code's rewind would keep the same conversation; they are not wired,
 //     and the replacement is correct for every agent.
+//   - Runtime capability downgrade: a provider reports an effect its
+//     installed version cannot do with status EffUnsupported. For a steer
+//     the thread's Steer capability is cleared (journaled; it holds until
+//     the thread switches provider) and the run restarts with the
+//     message, as mode restart would (decide_downgrade.go).
 package core

@@ -107,9 +107,9 @@ func TestResumeAndMissingSteer(t *testing.T) {
 	s := effect(core.EffSteer, "t1/1:steer1", 1)
 	s.Text = "more"
 	p.Handle(s)
-	// The steer effect fails with the reason (journaled with the effect);
-	// the warning on the turn may be dropped when the turn ended first.
-	w := sink.Wait(t, wait, "the failed steer", agenttest.Kind(core.ObsEffectDone, "failed"))
+	// The steer is reported unsupported, so the kernel can downgrade the
+	// thread and restart the run with the message.
+	w := sink.Wait(t, wait, "the unsupported steer", agenttest.Kind(core.ObsEffectDone, core.EffUnsupported))
 	if !strings.Contains(w.Text, "no turn/steer") {
 		t.Errorf("steer failure = %q", w.Text)
 	}

@@ -33,8 +33,9 @@
 //
 // Versions: a method the installed Codex does not know answers -32601.
 // Then nexus degrades and says so on the thread: no turn/steer → the
-// message is not delivered (the steer effect fails with the reason; the
-// kernel has no way yet to turn it into a restart); no turn/interrupt →
+// steer effect ends core.EffUnsupported, and the kernel clears the
+// thread's Steer capability and restarts the run with the message (later
+// messages restart too); no turn/interrupt →
 // the process is stopped, which ends the turn; no thread/resume → a new
 // thread with the history. thread/fork and thread/revert are not wired.
 //

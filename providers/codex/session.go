@@ -78,9 +78,9 @@ func (s *session) steer(e core.Effect) {
 	res := <-r.call("turn/steer", map[string]any{"threadId": th, "expectedTurnId": tu, "input": textInput(e.Text)})
 	switch {
 	case res.Error != nil && res.Error.Code == errMethodNotFound:
-		msg := "this codex has no turn/steer: the message was not delivered; send it again when the turn ends"
-		t.Obs(core.Observation{Kind: core.ObsWarning, Text: msg})
-		s.out.Done(e, "failed", msg)
+		// The kernel downgrades the thread (no more steering) and restarts
+		// the run with the message instead.
+		s.out.Done(e, core.EffUnsupported, "this codex has no turn/steer")
 	case res.Error != nil:
 		s.out.Done(e, "failed", "turn/steer: "+res.Error.Error())
 	default:
