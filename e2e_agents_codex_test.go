@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -126,5 +127,25 @@ func TestCodexCLI(t *testing.T) {
 	}
 	if after := nativeRefs(e, th); len(before) != 1 || len(after) != 1 || before[0] != after[0] {
 		t.Errorf("native refs before %v, after %v: want one, unchanged", before, after)
+	}
+
+	// Kill -9 the host mid-turn: `nexus send T "continue"` continues the
+	// cut-off run on the same Codex thread (same native id) to completion.
+	host := e.serveProc()
+	bg = e.bg("send", th, "go slow once more")
+	eventually(t, "run 7 to stream", func() bool {
+		v := e.show(th)
+		return len(v.Runs) >= 7 && v.Runs[6].Status == "running" && len(v.Runs[6].Nodes) > 1
+	})
+	syscall.Kill(host.c.Process.Pid, syscall.SIGKILL)
+	<-host.done
+	bg.wait(t)
+	out := e.must("send", th, "continue")
+	r = e.show(th).Runs[6]
+	if r.Status != "completed" || len(r.Attempts) != 2 || r.Attempts[1].Reason != "provider_recovery" {
+		t.Fatalf("after kill -9 and send continue, run 7 = %+v (reply %q)", r, out)
+	}
+	if refs := nativeRefs(e, th); len(refs) != 1 || refs[0] != before[0] {
+		t.Errorf("native refs after the crash %v, want the same one %v", refs, before)
 	}
 }

@@ -49,11 +49,7 @@ func needCLI(t *testing.T, command string) string {
 // it returns a function that stops it with SIGTERM.
 func (e *env) serve() func() {
 	e.t.Helper()
-	p := e.bg("serve")
-	eventually(e.t, "the host to serve", func() bool {
-		_, err := os.Stat(filepath.Join(e.dir, socketName))
-		return err == nil && strings.Contains(p.so.String(), "serving")
-	})
+	p := e.serveProc()
 	stopped := false
 	stop := func() {
 		if stopped {
@@ -71,6 +67,18 @@ func (e *env) serve() func() {
 	}
 	e.t.Cleanup(stop)
 	return stop
+}
+
+// serveProc starts `nexus serve` and waits until it serves; the caller
+// stops it.
+func (e *env) serveProc() *bgProc {
+	e.t.Helper()
+	p := e.bg("serve")
+	eventually(e.t, "the host to serve", func() bool {
+		_, err := os.Stat(filepath.Join(e.dir, socketName))
+		return err == nil && strings.Contains(p.so.String(), "serving")
+	})
+	return p
 }
 
 // waitRun waits until run n of a thread has a status in want and returns

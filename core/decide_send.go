@@ -17,6 +17,17 @@ func (t *tx) send(c *Command) *Rejection {
 		t.receipt.Run, t.receipt.Ordinal, t.receipt.Mode = r.ID, r.Ordinal, ModeSteer
 		return nil
 	}
+	if rec := t.recoverableRun(th.ID); active == nil && rec != nil && c.MergeBack == "" &&
+		(mode == "" || mode == ModeAuto || mode == ModeSteer || mode == ModeRestart) {
+		// A host restart cut this run off: the message continues it (a
+		// provider_recovery attempt, the message folded in as steering),
+		// the way it would have steered the run had the host lived.
+		r := *rec
+		r.Steers = append(append([]string(nil), r.Steers...), c.Text)
+		t.startRun(r, ReasonProviderRecovery)
+		t.receipt.Run, t.receipt.Ordinal, t.receipt.Mode = r.ID, r.Ordinal, ModeSteer
+		return nil
+	}
 	if active != nil && active.Finishing != "" {
 		// The run's turn is over: only its checkpoint is pending. Nothing
 		// can be folded into it; a follow-up waits.

@@ -64,7 +64,9 @@
 //   - A run interrupted by a host restart is marked Recoverable and blocks
 //     its thread's queue until `nexus resume` continues it (a new attempt,
 //     reason provider_recovery) or `nexus interrupt` gives it up. A new
-//     message is refused meanwhile, with the two ways out in the message.
+//     message in mode auto, steer or restart continues it too, folded in
+//     as steering (`nexus send T "continue"` after a crash does what it
+//     says); mode start_immediately is refused with the two ways out.
 //   - DurableRequests (the built-in agent): pending requests survive the
 //     provider process. Answering one after a restart resolves it and
 //     continues the run with a provider_recovery attempt that carries the
