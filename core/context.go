@@ -43,12 +43,15 @@ func (st *State) Context(thread string, before int) []Message {
 // TurnFor builds the turn of a new attempt of run r.
 func (st *State) TurnFor(r *Run, reason string) *Turn {
 	msgs := st.Context(r.Thread, r.Ordinal)
+	var handoff, transfer string
 	if h := st.Handoffs[r.Handoff]; h != nil {
 		// The provider-switch handoff comes with the message, as journaled.
+		handoff = h.Text
 		msgs = append(msgs, Message{Role: "user", Text: h.Text})
 	}
 	if tr := st.Transfers[r.Transfer]; tr != nil {
 		// The merge-back delta comes with the message, as journaled.
+		transfer = tr.Text
 		msgs = append(msgs, Message{Role: "user", Text: tr.Text})
 	}
 	msgs = append(msgs, Message{Role: "user", Text: r.Text})
@@ -69,7 +72,8 @@ func (st *State) TurnFor(r *Run, reason string) *Turn {
 			settled = append(settled, *q)
 		}
 	}
-	t := &Turn{Messages: msgs, Text: r.Text, Instruction: instr, Reason: reason, Settled: settled, UserMessages: users}
+	t := &Turn{Messages: msgs, Text: r.Text, Instruction: instr, Reason: reason, Settled: settled, UserMessages: users,
+		Handoff: handoff, Transfer: transfer}
 	for _, a := range st.AttemptsOf(r.ID) {
 		for _, n := range st.NodesOf(a.ID) {
 			// Only the built-in agent's planning calls are replayed; an

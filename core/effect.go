@@ -68,6 +68,13 @@ type Turn struct {
 	// thread id, claude session id, ACP session id), when one is known and
 	// available.
 	NativeRef string `json:"nativeRef,omitempty"`
+	// Handoff and Transfer are the journaled texts this run brings with it
+	// (a provider-switch handoff, a merge-back delta); they are also the
+	// last messages before the run's own in Messages. A session that holds
+	// the conversation gets them with the message; a fresh one gets the
+	// whole history, which a handoff only restates.
+	Handoff  string `json:"handoff,omitempty"`
+	Transfer string `json:"transfer,omitempty"`
 }
 
 // Policy is what a turn may do without asking, and what it may spend.

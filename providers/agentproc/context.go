@@ -23,14 +23,29 @@ func RunMessages(t *core.Turn) (before, own []core.Message) {
 
 // Prompt is the text nexus sends an agent for a turn. A session that
 // already holds the conversation (live, or resumed by its native ref)
-// gets only this run's message; a recovery or restart attempt also gets
-// the steering messages and a note that it continues. A fresh session of
-// a thread with history gets that history first, as recorded in the
-// journal, so nothing hidden is added: every line of it is in `nexus
-// thread show`.
+// gets only this run's message, after the texts the run brings (a
+// provider-switch handoff: the runs it missed; a merge-back delta); a
+// recovery or restart attempt also gets the steering messages and a note
+// that it continues. A fresh session of a thread with history gets that
+// history first, as recorded in the journal (a handoff, which only
+// restates it, is left out; a merge-back delta is kept), so nothing hidden
+// is added: every line of it is in `nexus thread show`.
 func Prompt(t *core.Turn, hasHistory bool) string {
 	before, own := RunMessages(t)
+	before = dropBridge(before, t)
 	var b strings.Builder
+	if hasHistory && (t.Handoff != "" || t.Transfer != "") {
+		for _, text := range []string{t.Handoff, t.Transfer} {
+			if text != "" {
+				b.WriteString(text)
+				b.WriteString("\n\n")
+			}
+		}
+		b.WriteString("The user now says:\n")
+	}
+	if !hasHistory && t.Transfer != "" {
+		before = append(before, core.Message{Role: "user", Text: t.Transfer})
+	}
 	if !hasHistory && len(before) > 0 {
 		b.WriteString("Conversation so far (recorded by nexus; you are continuing it):\n")
 		for _, m := range before {
@@ -55,6 +70,17 @@ func Prompt(t *core.Turn, hasHistory bool) string {
 		b.WriteString(m.Text)
 	}
 	return b.String()
+}
+
+// dropBridge takes the run's handoff and transfer messages, which the
+// kernel puts last before the run's own, off the history.
+func dropBridge(before []core.Message, t *core.Turn) []core.Message {
+	for _, text := range []string{t.Transfer, t.Handoff} {
+		if n := len(before); text != "" && n > 0 && before[n-1].Role == "user" && before[n-1].Text == text {
+			before = before[:n-1]
+		}
+	}
+	return before
 }
 
 // NativeRef is the provider conversation a start_turn effect resumes, as
