@@ -6,8 +6,9 @@ package main
 //
 // Script (the same words for every API):
 //
-//	"run: CMD"    a shell tool call running CMD; once the request carries
-//	              its result: "tool said: <output>"
+//	"run: CMD"    a shell tool call running CMD (Bash, exec_command,
+//	              run_shell_command); once the request carries its result:
+//	              "tool said: <output>"
 //	"ask: Q"      a question (AskUserQuestion) with options red and blue
 //	"todo"        a todo list tool call
 //	"recall"      "first: <the first user text of the conversation>",
@@ -372,4 +373,141 @@ func responsesTool(rp reply, tools map[string]bool) (string, any) {
 			map[string]any{"step": "second", "status": "in_progress"}}}
 	}
 	return "", nil
+}
+
+// geminiAPI is the Gemini API (gemini-cli): POST
+// /v1beta/models/{model}:streamGenerateContent?alt=sse for the chat,
+// :generateContent for its JSON side calls (the model router, the
+// next-speaker check), which get a value of their responseJsonSchema, and
+// :countTokens.
+func geminiAPI(m *fakeModel) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		_, method, _ := strings.Cut(r.URL.Path, ":")
+		if !strings.HasPrefix(r.URL.Path, "/v1beta/models/") || method == "" {
+			http.NotFound(w, r)
+			return
+		}
+		if method == "countTokens" {
+			io.WriteString(w, `{"totalTokens": 10}`)
+			return
+		}
+		var req struct {
+			Contents []struct {
+				Role  string       `json:"role"`
+				Parts []geminiPart `json:"parts"`
+			} `json:"contents"`
+			GenerationConfig struct {
+				ResponseJSONSchema map[string]any `json:"responseJsonSchema"`
+			} `json:"generationConfig"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if s := req.GenerationConfig.ResponseJSONSchema; s != nil {
+			b, _ := json.Marshal(schemaValue(s))
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(geminiChunk([]any{map[string]any{"text": string(b)}}, "STOP"))
+			return
+		}
+		text, first, result, hasResult := "", "", "", false
+		for i, c := range req.Contents {
+			if c.Role != "user" {
+				continue
+			}
+			for _, p := range c.Parts {
+				if p.Text != "" && !strings.HasPrefix(strings.TrimSpace(p.Text), "<") {
+					text = p.Text
+					if first == "" {
+						first = p.Text
+					}
+				}
+				if i == len(req.Contents)-1 && p.FunctionResponse != nil {
+					b, _ := json.Marshal(p.FunctionResponse.Response)
+					hasResult, result = true, string(b)
+				}
+			}
+		}
+		m.saw(text)
+		rp := script(text, first, hasResult, result)
+		if method != "streamGenerateContent" {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(geminiChunk(geminiParts(rp, strings.Join(rp.Chunks, "")), "STOP"))
+			return
+		}
+		s := newSSE(w)
+		for i, c := range rp.Chunks {
+			time.Sleep(rp.Delay)
+			finish := ""
+			if i == len(rp.Chunks)-1 && rp.Tool == "" {
+				finish = "STOP"
+			}
+			s.send("", geminiChunk([]any{map[string]any{"text": c}}, finish))
+		}
+		if rp.Tool != "" || len(rp.Chunks) == 0 {
+			s.send("", geminiChunk(geminiParts(rp, ""), "STOP"))
+		}
+	})
+}
+
+type geminiPart struct {
+	Text             string `json:"text"`
+	FunctionResponse *struct {
+		Response any `json:"response"`
+	} `json:"functionResponse"`
+}
+
+// geminiParts is the text (if any) and the tool call of a reply.
+func geminiParts(rp reply, text string) []any {
+	var parts []any
+	if text != "" {
+		parts = append(parts, map[string]any{"text": text})
+	}
+	if rp.Tool == "shell" {
+		parts = append(parts, map[string]any{"functionCall": map[string]any{"name": "run_shell_command",
+			"args": map[string]any{"command": rp.Arg, "description": "run a command"}}})
+	}
+	if len(parts) == 0 {
+		parts = append(parts, map[string]any{"text": "ok"})
+	}
+	return parts
+}
+
+// geminiChunk is one GenerateContentResponse; finish "" leaves the
+// candidate open.
+func geminiChunk(parts []any, finish string) map[string]any {
+	c := map[string]any{"index": 0, "content": map[string]any{"role": "model", "parts": parts}}
+	if finish != "" {
+		c["finishReason"] = finish
+	}
+	return map[string]any{"candidates": []any{c}, "modelVersion": "fake",
+		"usageMetadata": map[string]any{"promptTokenCount": 12, "candidatesTokenCount": 7, "totalTokenCount": 19}}
+}
+
+// schemaValue is a value of a JSON schema: the first enum value (so the
+// next-speaker check answers "user" and the turn ends), false, 0, "x",
+// and objects with their required properties.
+func schemaValue(s map[string]any) any {
+	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
+		return e[0]
+	}
+	switch strings.ToLower(fmt.Sprint(s["type"])) {
+	case "object":
+		out := map[string]any{}
+		props, _ := s["properties"].(map[string]any)
+		req, _ := s["required"].([]any)
+		for _, k := range req {
+			p, _ := props[fmt.Sprint(k)].(map[string]any)
+			out[fmt.Sprint(k)] = schemaValue(p)
+		}
+		return out
+	case "array":
+		return []any{}
+	case "boolean":
+		return false
+	case "integer", "number":
+		return 0
+	}
+	return "x"
 }

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,15 @@ func fake(t *testing.T, script string, set agentproc.Settings) (providers.Provid
 		Env: []string{"SCRIPTED_LOG=" + log}, Settings: set})
 	t.Cleanup(p.Close)
 	return p, sink, log
+}
+
+// stopSession stops the thread's agent and checks that it played its
+// whole script.
+func stopSession(t *testing.T, p providers.Provider, sink *agenttest.Sink, log string) {
+	t.Helper()
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	agenttest.Log(t, log)
 }
 
 func turnIn(ws, run, text string) core.Effect {
@@ -81,9 +91,7 @@ func TestPromptPermissionFilesTerminalPlanUsageCancel(t *testing.T) {
 	if end.Status != core.AttemptInterrupted {
 		t.Fatalf("turn 2 ended %+v", end)
 	}
-	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
-	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-	agenttest.Log(t, log)
+	stopSession(t, p, sink, log)
 }
 
 func TestLoadSessionByNativeRef(t *testing.T) {
@@ -96,14 +104,56 @@ func TestLoadSessionByNativeRef(t *testing.T) {
 	if end.Status != core.AttemptCompleted {
 		t.Fatalf("turn ended %+v", end)
 	}
+	var usage bool
 	for _, o := range sink.All() {
-		if o.Kind == core.ObsText && strings.Contains(o.Text, "OLD") {
+		if (o.Kind == core.ObsText || o.Kind == core.ObsNode) && (strings.Contains(o.Text, "OLD") || strings.Contains(o.Title, "OLD")) {
 			t.Errorf("replayed history shown as new output: %+v", o)
 		}
+		usage = usage || o.Kind == core.ObsLLM && o.TokensIn == 12 && o.TokensOut == 7
 	}
-	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
-	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-	agenttest.Log(t, log)
+	if got := sink.Text("msg1"); got != "new reply" || !usage {
+		t.Errorf("text %q, usage from _meta %v\n%s", got, usage, sink.Dump())
+	}
+	stopSession(t, p, sink, log)
+}
+
+// TestAgentEndsTurnOnDenial: an agent that ends the turn as cancelled
+// when a permission is denied ends the run interrupted, saying so rather
+// than that someone interrupted it.
+func TestAgentEndsTurnOnDenial(t *testing.T) {
+	p, sink, log := fake(t, "deny.txt", agentproc.Settings{})
+	p.Handle(turnIn(t.TempDir(), "1", "hello"))
+	req := sink.Wait(t, wait, "the permission", agenttest.Kind(core.ObsRequest))
+	p.Handle(core.Effect{Key: "R1:answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
+		Request: &core.Request{Key: req.Key, Response: core.RespDeny}})
+	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	if end.Status != core.AttemptInterrupted || end.Error != "gemini ended the turn when its request was denied" {
+		t.Fatalf("turn ended %+v", end)
+	}
+	stopSession(t, p, sink, log)
+}
+
+func TestMetaUsage(t *testing.T) {
+	for _, tc := range []struct {
+		meta    string
+		in, out int
+		ok      bool
+	}{
+		{`{"quota":{"token_count":{"input_tokens":12,"output_tokens":7}}}`, 12, 7, true},
+		{`{"quota":{"token_count":{"input_tokens":-3,"output_tokens":1e300}}}`, 0, agentproc.MaxCount, true},
+		{`{"quota":{"token_count":{"input_tokens":"12","output_tokens":7}}}`, 0, 0, false},
+		{`{"quota":{}}`, 0, 0, false},
+		{`{"quota":[1]}`, 0, 0, false},
+		{`null`, 0, 0, false},
+	} {
+		var meta map[string]any
+		if err := json.Unmarshal([]byte(tc.meta), &meta); err != nil {
+			t.Fatal(err)
+		}
+		if in, out, ok := metaUsage(meta); in != tc.in || out != tc.out || ok != tc.ok {
+			t.Errorf("metaUsage(%s) = %d, %d, %v; want %d, %d, %v", tc.meta, in, out, ok, tc.in, tc.out, tc.ok)
+		}
+	}
 }
 
 func TestLifecycleFailures(t *testing.T) {

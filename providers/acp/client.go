@@ -171,6 +171,9 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 			id, ok = pick(p.Options, sdk.PermissionOptionKindAllowAlways, sdk.PermissionOptionKindAllowOnce)
 		default:
 			id, ok = pick(p.Options, sdk.PermissionOptionKindRejectOnce, sdk.PermissionOptionKindRejectAlways)
+			s.mu.Lock()
+			s.denied = true
+			s.mu.Unlock()
 		}
 		if !ok {
 			return cancelled, nil
@@ -237,6 +240,10 @@ func (s *session) closeText(t *agentproc.Turn) {
 func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
 	s := c.s
 	defer s.flow.done()
+	select {
+	case s.updated <- struct{}{}:
+	default:
+	}
 	t := s.current()
 	u := n.Update
 	if u.UsageUpdate != nil && u.UsageUpdate.Cost != nil {

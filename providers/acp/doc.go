@@ -6,15 +6,20 @@
 // initialize advertises fs.readTextFile, fs.writeTextFile and terminal,
 // within the handshake deadline. The session is session/new {cwd}, or on
 // recovery session/resume when the agent advertises it, else session/load
-// (its replayed history is dropped: no turn listens while it loads); a
-// refused resume falls back to a new session given the journaled history.
+// (its replayed history is dropped: no turn listens while it loads, nor
+// until the agent has sent nothing for replayQuiet after answering, since
+// gemini streams the history after its answer); a refused resume falls
+// back to a new session given the journaled history.
 //
 // Mapping:
 //   - session/prompt (blocking) runs on its own goroutine; its stopReason
 //     ends the turn: end_turn completes, max_tokens and max_turn_requests
-//     complete with a warning, refusal fails, cancelled is interrupted.
-//     Its usage, plus the cost from usage_update (cumulative, so nexus
-//     reports the difference), is the turn's llm observation.
+//     complete with a warning, refusal fails, cancelled is interrupted
+//     (saying so when the agent ended the turn itself, for one after a
+//     denial: codex-acp's only reject option aborts the turn). Its usage
+//     (else _meta.quota.token_count, where gemini puts it), plus the cost
+//     from usage_update (cumulative, so nexus reports the difference), is
+//     the turn's llm observation.
 //   - agent_message_chunk streams into one assistant node per message
 //     (the messageId, else msgN, a new one after each tool call).
 //   - tool_call and tool_call_update are tool nodes; their text is the
@@ -41,7 +46,12 @@
 // is future work.
 //
 // Known quirks: codex-acp sends its warnings as agent_message_chunk text,
-// so they appear in the reply. The SDK's SetLogger races with its reader,
+// so they appear in the reply; it reports no per-turn tokens (usage_update
+// carries only the context window's fill). gemini-cli 0.61's session/load
+// fails within the minute the session was created (it appends an empty
+// recording to the very file it then reads), and with its default
+// sessionRetention the next gemini process deletes a loaded session; both
+// end in the fallback above. The SDK's SetLogger races with its reader,
 // so the reader is held until the logger is set.
 //
 // Malformed messages: the SDK decodes them into its types without

@@ -17,6 +17,12 @@ import (
 
 const maxGarbage = 50
 
+// replayQuiet is how long the agent must send no session/update after
+// answering session/load before the turn's prompt goes out: gemini sends
+// the history it replays after its answer, not before, and those updates
+// must not land in the new turn.
+const replayQuiet = 200 * time.Millisecond
+
 // session is one ACP agent process serving one nexus thread, with one ACP
 // session in it. The actor goroutine calls Handle and Stop; the SDK's
 // goroutines call the client methods; they share the fields under mu.
@@ -25,6 +31,8 @@ type session struct {
 	thread string
 	out    *agentproc.Emitter
 	flow   *inflight // session/update lines queued in the SDK
+	// updated is signalled (without blocking) on every session/update.
+	updated chan struct{}
 
 	mu        sync.Mutex
 	proc      *agentproc.Proc
@@ -48,6 +56,10 @@ type session struct {
 	costSeen  float64         // cost already reported
 	garbage   int
 	terms     *terminals
+	// cancelSent and denied are about the current turn: nexus sent
+	// session/cancel; a permission was answered with a reject option.
+	// They say why a turn the agent ended as cancelled ended.
+	cancelSent, denied bool
 }
 
 // perm is a permission request waiting for the person.
@@ -58,7 +70,8 @@ type perm struct {
 }
 
 func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
-	return &session{cfg: cfg, thread: thread, out: out, perms: map[string]*perm{}, tools: map[string]bool{}, terms: newTerminals(), flow: newInflight()}
+	return &session{cfg: cfg, thread: thread, out: out, perms: map[string]*perm{}, tools: map[string]bool{}, terms: newTerminals(),
+		flow: newInflight(), updated: make(chan struct{}, 1)}
 }
 
 // Handle implements agentproc.Session.
@@ -89,7 +102,7 @@ func (s *session) cancelTurn() {
 	s.mu.Lock()
 	conn, sid, ctx := s.conn, s.sid, s.ctx
 	perms := s.perms
-	s.perms = map[string]*perm{}
+	s.perms, s.cancelSent = map[string]*perm{}, true
 	s.mu.Unlock()
 	if conn != nil {
 		_ = conn.Cancel(ctx, sdk.CancelNotification{SessionId: sid})
@@ -113,7 +126,7 @@ func (s *session) startTurn(e core.Effect) {
 		return
 	}
 	s.mu.Lock()
-	s.turn, s.textKey = turn, ""
+	s.turn, s.textKey, s.cancelSent, s.denied = turn, "", false, false
 	conn, sid, ctx, proc, gone := s.conn, s.sid, s.ctx, s.proc, s.gone
 	s.mu.Unlock()
 	turn.Obs(core.Observation{Kind: core.ObsNativeRef, Text: string(sid)})
@@ -137,6 +150,7 @@ func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err err
 	// adds nothing rather than a negative amount.
 	cost := max(s.cost-s.costSeen, 0)
 	s.costSeen = s.cost
+	cancelSent, denied := s.cancelSent, s.denied
 	s.mu.Unlock()
 	if err != nil {
 		msg := fmt.Sprintf("%s: session/prompt failed: %v", s.cfg.Name, err)
@@ -148,20 +162,28 @@ func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err err
 		t.End(core.AttemptFailed, msg)
 		return
 	}
-	if resp.Usage != nil || cost > 0 {
-		o := core.Observation{Kind: core.ObsLLM, Key: fmt.Sprintf("acp:%s:%s", t.E.Attempt, time.Now().Format(time.RFC3339Nano)),
-			Title: s.cfg.Name, CostUSD: cost}
-		if u := resp.Usage; u != nil {
-			o.TokensIn, o.TokensOut = agentproc.Count(u.InputTokens), agentproc.Count(u.OutputTokens)
-			if u.ThoughtTokens != nil {
-				o.TokensOut += agentproc.Count(*u.ThoughtTokens)
-			}
+	in, out, usage := metaUsage(resp.Meta)
+	if u := resp.Usage; u != nil {
+		in, out, usage = agentproc.Count(u.InputTokens), agentproc.Count(u.OutputTokens), true
+		if u.ThoughtTokens != nil {
+			out += agentproc.Count(*u.ThoughtTokens)
 		}
-		t.Obs(o)
+	}
+	if usage || cost > 0 {
+		t.Obs(core.Observation{Kind: core.ObsLLM, Key: fmt.Sprintf("acp:%s:%s", t.E.Attempt, time.Now().Format(time.RFC3339Nano)),
+			Title: s.cfg.Name, CostUSD: cost, TokensIn: in, TokensOut: out})
 	}
 	switch resp.StopReason {
 	case sdk.StopReasonCancelled:
-		t.End(core.AttemptInterrupted, "interrupted")
+		switch {
+		case cancelSent:
+			t.End(core.AttemptInterrupted, "interrupted")
+		case denied:
+			// codex-acp's only reject option aborts the turn.
+			t.End(core.AttemptInterrupted, s.cfg.Name+" ended the turn when its request was denied")
+		default:
+			t.End(core.AttemptInterrupted, s.cfg.Name+" cancelled the turn itself")
+		}
 	case sdk.StopReasonRefusal:
 		t.End(core.AttemptFailed, s.cfg.Name+" refused to continue")
 	case sdk.StopReasonMaxTokens, sdk.StopReasonMaxTurnRequests:
@@ -210,6 +232,9 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 			err = errors.New("the agent supports neither session/resume nor session/load")
 		}
 		if err == nil {
+			if caps.SessionCapabilities.Resume == nil {
+				s.settle(hctx)
+			}
 			s.mu.Lock()
 			s.sid = sdk.SessionId(ref)
 			s.mu.Unlock()
@@ -226,6 +251,39 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 	s.sid = res.SessionId
 	s.mu.Unlock()
 	return false, nil
+}
+
+// settle waits until the agent has sent no session/update for
+// replayQuiet, or ctx ends; what arrives meanwhile is replayed history,
+// dropped because no turn listens.
+func (s *session) settle(ctx context.Context) {
+	quiet := time.NewTimer(replayQuiet)
+	defer quiet.Stop()
+	for {
+		select {
+		case <-s.updated:
+			quiet.Reset(replayQuiet)
+		case <-quiet.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// metaUsage is the turn's token usage from the answer's _meta, where
+// gemini reports it ({"quota": {"token_count": {"input_tokens",
+// "output_tokens"}}}) instead of in usage.
+func metaUsage(meta map[string]any) (in, out int, ok bool) {
+	q, _ := meta["quota"].(map[string]any)
+	tc, _ := q["token_count"].(map[string]any)
+	i, iok := tc["input_tokens"].(float64)
+	o, ook := tc["output_tokens"].(float64)
+	if !iok || !ook {
+		return 0, 0, false
+	}
+	count := func(f float64) int { return int(min(max(f, 0), agentproc.MaxCount)) }
+	return count(i), count(o), true
 }
 
 // callErr explains a failed call: the process ended, or the agent said no.
