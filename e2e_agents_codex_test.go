@@ -148,4 +148,15 @@ func TestCodexCLI(t *testing.T) {
 	if refs := nativeRefs(e, th); len(refs) != 1 || refs[0] != before[0] {
 		t.Errorf("native refs after the crash %v, want the same one %v", refs, before)
 	}
+
+	// A fork at run 1 is a Codex thread of its own that knows run 1 and
+	// nothing after it.
+	fork := e.must("thread", "fork", th, "--run", "1")
+	out = e.must("send", fork, "what came before?")
+	if !strings.Contains(out, "user: hello") || strings.Contains(out, "allowed.txt") {
+		t.Errorf("the fork was given %q: want run 1 and nothing later", out)
+	}
+	if refs := nativeRefs(e, fork); len(refs) != 1 || refs[0] == before[0] {
+		t.Errorf("the fork's codex thread %v, want one of its own (the source's is %v)", refs, before)
+	}
 }
