@@ -38,9 +38,9 @@ func (p *termPane) read(ctx context.Context) {
 				ended()
 				return
 			}
-			p.apply(c)
+			p.apply(ctx, c)
 		}
-		open := p.more(feed.Chunks)
+		open := p.more(ctx, feed.Chunks)
 		p.publish(ctx)
 		if !open {
 			ended()
@@ -51,14 +51,14 @@ func (p *termPane) read(ctx context.Context) {
 
 // more applies the chunks already waiting, for at most a frame. It
 // reports false when the feed closed.
-func (p *termPane) more(chunks <-chan core.TermChunk) bool {
-	for deadline := time.Now().Add(termFrame); time.Now().Before(deadline); {
+func (p *termPane) more(ctx context.Context, chunks <-chan core.TermChunk) bool {
+	for deadline := time.Now().Add(termFrame); time.Now().Before(deadline) && ctx.Err() == nil; {
 		select {
 		case c, ok := <-chunks:
 			if !ok {
 				return false
 			}
-			p.apply(c)
+			p.apply(ctx, c)
 		default:
 			return true
 		}
@@ -69,7 +69,11 @@ func (p *termPane) more(chunks <-chan core.TermChunk) bool {
 // apply writes one chunk into the emulator. A Reset starts from a clean
 // screen at the PTY's size, so the replay lays out as it did there, then
 // takes the pane's size and wakes the sender to give it to the PTY too.
-func (p *termPane) apply(c core.TermChunk) {
+//
+// It stops between two writes once ctx ends: a pane that is behind on a
+// flood (its thread runs at low priority) must not hold up the program's
+// exit with the rest of it.
+func (p *termPane) apply(ctx context.Context, c core.TermChunk) {
 	if c.Reset {
 		p.emu.Write([]byte(risReset))
 		if c.Cols > 0 && c.Rows > 0 {
@@ -77,7 +81,7 @@ func (p *termPane) apply(c core.TermChunk) {
 			p.pty.Store(packSize(c.Cols, c.Rows))
 		}
 	}
-	for data := c.Data; len(data) > 0; {
+	for data := c.Data; len(data) > 0 && ctx.Err() == nil; {
 		n := min(len(data), termWriteSize)
 		p.emu.Write(data[:n])
 		data = data[n:]
