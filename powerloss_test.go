@@ -51,13 +51,7 @@ func TestPowerLoss(t *testing.T) {
 		seed = time.Now().UnixNano()
 	}
 	t.Logf("power loss: %d cuts, seed %d (reproduce with -run TestPowerLoss -seed %d -powerloss-cuts %d)", cuts, seed, seed, cuts)
-	root := t.TempDir()
-	ws, disk, mnt := filepath.Join(root, "ws"), filepath.Join(root, "disk"), filepath.Join(root, "mnt")
-	for _, d := range []string{ws, disk, mnt} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ws, disk, mnt := powerDirs(t)
 	// The host sees its state dir on the mount; the checks read the same
 	// files on the disk beneath it, after the cut.
 	dir, diskDir := filepath.Join(mnt, "state"), filepath.Join(disk, "state")
@@ -136,6 +130,53 @@ func TestPowerLoss(t *testing.T) {
 	if cuts >= 10 && journalLosses == 0 {
 		t.Fatalf("seed %d: no cut ever caught an unsynced journal write: the test proves nothing", seed)
 	}
+}
+
+// TestPowerLossFreshStateDir cuts the power right after the first
+// acknowledged intent on a state dir the host has just created. The
+// journal file's name, and the state dir's own name, are durable only
+// once the host fsyncs the state dir and its parent (the power-loss
+// mount undoes directory entries not made durable), so this is what
+// fails if the store stops doing so. TestPowerLoss may not notice: its
+// checks open the journal on the disk after each cut, which recreates a
+// lost journal file there, durable for every later start.
+func TestPowerLossFreshStateDir(t *testing.T) {
+	if err := powerloss.Check(); err != nil {
+		t.Fatalf("the power-loss test needs FUSE: %v", err)
+	}
+	ws, disk, mnt := powerDirs(t)
+	writes := watchWrites(t, ws)
+	// The workload's first op creates a thread.
+	r := &runner{t: t, ops: workload(rand.New(rand.NewSource(1)), ws, 1, true), acked: map[string]bool{}}
+	m := mountPowerloss(t, disk, mnt)
+	h := &powerHost{exited: make(chan struct{})}
+	if !h.start(t, filepath.Join(mnt, "state"), ws) {
+		t.Fatal("the host exited before it served")
+	}
+	if !r.advance(context.Background(), h.c) || len(r.acked) != 1 {
+		t.Fatalf("the host did not acknowledge the first intent:\n%s", h.stderr.String())
+	}
+	h.kill()
+	loss, err := m.Cut()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the cut took back entries %v and writes to %v", loss.Entries, loss.Files)
+	checkCrashInvariants(t, 0, 0, filepath.Join(disk, "state"), ws, r, writes)
+}
+
+// powerDirs makes a workspace, a disk for the state dir and a mount
+// point for the power-loss mount.
+func powerDirs(t *testing.T) (ws, disk, mnt string) {
+	t.Helper()
+	root := t.TempDir()
+	ws, disk, mnt = filepath.Join(root, "ws"), filepath.Join(root, "disk"), filepath.Join(root, "mnt")
+	for _, d := range []string{ws, disk, mnt} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws, disk, mnt
 }
 
 // mountPowerloss mounts disk at mnt for one host's life; the cleanup
@@ -233,13 +274,7 @@ func TestPowerLossRepair(t *testing.T) {
 	if err := powerloss.Check(); err != nil {
 		t.Fatalf("the power-loss test needs FUSE: %v", err)
 	}
-	root := t.TempDir()
-	ws, disk, mnt := filepath.Join(root, "ws"), filepath.Join(root, "disk"), filepath.Join(root, "mnt")
-	for _, d := range []string{ws, disk, mnt} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ws, disk, mnt := powerDirs(t)
 	diskDir := filepath.Join(disk, "state")
 	e := &env{t: t, dir: diskDir, ws: ws}
 	for i := range 4 {

@@ -3,11 +3,14 @@
 // its own node and file handle types) and keeps, for every file, an undo
 // log of the changes made since that file's last fsync: before each
 // write, truncate or fallocate it records the bytes the change replaces
-// and the old size. fsync and fdatasync of the file drop its log. Cut is
-// the power failure: after the test has killed every process that used
-// the mount, Cut unmounts and applies the logs newest first, so the
-// backing directory holds exactly what had been made durable, and the
-// test opens it directly to check what survived.
+// and the old size. fsync and fdatasync of the file drop its log. It
+// also keeps, for every directory whose entries change, the entries it
+// held at its last fsync (entries.go). Cut is the power failure: after
+// the test has killed every process that used the mount, Cut unmounts,
+// puts every changed directory back to its durable entries and applies
+// the file logs newest first, so the backing directory holds exactly
+// what had been made durable, and the test opens it directly to check
+// what survived.
 //
 // Only tests import it (the root package's TestPowerLoss runs the crash
 // workload with the host's state dir on the mount). The heavier
@@ -45,6 +48,22 @@
 //     through the handle that fsyncs or another one.
 //   - Lost size changes: a file grown or shrunk since its last fsync gets
 //     its old size back; a file created and never fsynced is empty.
+//   - Lost directory entries, strictly as POSIX has them: a create,
+//     mknod, mkdir, symlink, link, unlink, rmdir or rename is durable
+//     only once every directory it changed (for a rename across
+//     directories, both) is fsynced afterwards. fsync of a file does not
+//     make its own name durable. After a cut a new name not made durable
+//     is gone (with everything under it); an unlinked or renamed-over
+//     file comes back with its durable contents (its inode is kept alive
+//     by a hard link in a stash dir, and its undo log applies to it
+//     through our own descriptor, whatever its name); a rename goes back
+//     to the old name; a removed directory comes back with its durable
+//     entries (rmdir moves it into the stash rather than deleting it).
+//     A rename across two directories of which only the target was
+//     fsynced leaves a file under both names, and one of which only the
+//     source was fsynced loses it. The directory model and the stash are
+//     kept under one lock, so namespace changes through the mount are
+//     serialized.
 //   - The cut can land anywhere between two system calls of the host:
 //     OnWrite lets a test kill the writer from inside a chosen write,
 //     before its fsync could follow.
@@ -58,11 +77,18 @@
 //     a file recovers from an arbitrary mix of old and new pages (bbolt's
 //     torn meta page case is left to bbolt's own tests and to store's
 //     corruption tests).
-//   - Directory entries: create, mkdir, rename, unlink and link are made
-//     on the backing dir at once and are never undone, as if every
-//     directory were fsynced after each change. A program that forgets
-//     to fsync a directory after renaming a file into place passes here.
-//     fsync of a directory succeeds and does nothing.
+//   - Orderings a journaling file system gives beyond POSIX: ext4 and
+//     xfs make a rename atomic and usually persist a new file's name
+//     with its first fsync; here neither holds, so the layer may lose
+//     more than a real disk would, never less.
+//   - A directory renamed across two directories of which only the
+//     target was fsynced is durable in two places; the cut leaves it at
+//     the new one. RENAME_WHITEOUT is refused; O_TMPFILE is refused.
+//   - The stash lives next to the backing dir (.powerloss-stash-*), so
+//     the backing dir's parent must be writable and on the same file
+//     system; Mount says so otherwise. Cut and Unmount delete it. While
+//     mounted, a file whose name was unlinked or renamed over has one
+//     more link than the program expects (st_nlink).
 //   - Metadata other than size (mode, owner, times, xattrs) is kept.
 //   - Writes through a shared writable mmap (nexus has none) would reach
 //     the server as page flushes, at the kernel's pace, and are recorded

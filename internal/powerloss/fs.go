@@ -24,13 +24,22 @@ type FS struct {
 	backing, mountpoint string
 	server              *fuse.Server
 
+	// ns is held across every change to a directory's entries (with
+	// the bookkeeping before it) and every FsyncDir, and by Cut and
+	// Unmount; it comes before mu and any tracked.mu.
+	ns        sync.Mutex
+	dirs      map[fileKey]*dirState // directories whose entries changed
+	stashPath string                // keeps unlinked inodes alive until Cut
+	stashFd   int                   // -1 once closed
+
 	mu    sync.Mutex
 	files map[fileKey]*tracked
 	err   error // the first failure of the layer itself
 	done  bool  // unmounted
 
-	fsyncs  atomic.Int64
-	onWrite atomic.Pointer[func(rel string)]
+	fsyncs    atomic.Int64
+	dirFsyncs atomic.Int64
+	onWrite   atomic.Pointer[func(rel string)]
 }
 
 // Check tells whether this process can mount FUSE file systems, and if
@@ -66,7 +75,10 @@ func Mount(backing, mountpoint string) (*FS, error) {
 	if err := syscall.Stat(backing, &st); err != nil {
 		return nil, fmt.Errorf("powerloss: backing dir: %w", err)
 	}
-	m := &FS{backing: backing, mountpoint: mountpoint, files: map[fileKey]*tracked{}}
+	m := &FS{backing: backing, mountpoint: mountpoint, files: map[fileKey]*tracked{}, dirs: map[fileKey]*dirState{}}
+	if err := m.makeStash(uint64(st.Dev)); err != nil {
+		return nil, err
+	}
 	root := &fs.LoopbackRoot{Path: backing, Dev: uint64(st.Dev)}
 	root.NewNode = func(r *fs.LoopbackRoot, _ *fs.Inode, _ string, _ *syscall.Stat_t) fs.InodeEmbedder {
 		return &node{LoopbackNode: fs.LoopbackNode{RootData: r}, m: m}
@@ -92,6 +104,7 @@ func Mount(backing, mountpoint string) (*FS, error) {
 	}
 	server, err := fs.Mount(mountpoint, rootNode, opts)
 	if err != nil {
+		m.closeEntries()
 		if cerr := Check(); cerr != nil {
 			return nil, cerr
 		}
@@ -99,6 +112,31 @@ func Mount(backing, mountpoint string) (*FS, error) {
 	}
 	m.server = server
 	return m, nil
+}
+
+// makeStash creates the stash: a private dir next to the backing dir,
+// outside the mounted tree, on the same file system so that unlinked
+// files can be hard-linked into it.
+func (m *FS) makeStash(dev uint64) error {
+	m.stashFd = -1
+	dir, err := os.MkdirTemp(filepath.Dir(m.backing), ".powerloss-stash-")
+	if err != nil {
+		return fmt.Errorf("powerloss: cannot create the stash next to %s: %w; the backing dir's parent must be writable", m.backing, err)
+	}
+	m.stashPath = dir
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		os.Remove(dir)
+		return fmt.Errorf("powerloss: open the stash: %w", err)
+	}
+	m.stashFd = fd
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || uint64(st.Dev) != dev {
+		m.closeEntries()
+		return fmt.Errorf("powerloss: the stash %s is not on the backing dir's file system (%v); "+
+			"the backing dir must not be a mount point", dir, err)
+	}
+	return nil
 }
 
 // track returns the undo log of the backing file at rel (relative to the
@@ -148,11 +186,18 @@ func (m *FS) OnWrite(fn func(rel string)) {
 	m.onWrite.Store(&fn)
 }
 
-// Fsyncs counts the fsync and fdatasync calls served so far.
+// Fsyncs counts the fsync and fdatasync calls of files served so far.
 func (m *FS) Fsyncs() int64 { return m.fsyncs.Load() }
+
+// DirFsyncs counts the fsync calls of directories served so far.
+func (m *FS) DirFsyncs() int64 { return m.dirFsyncs.Load() }
 
 // Loss is what a Cut took back.
 type Loss struct {
+	// Entries are the names (relative to the backing dir, sorted) that
+	// the cut removed or brought back because their directory was not
+	// fsynced after the change.
+	Entries []string
 	Files   []string // backing files that lost changes, sorted
 	Changes int      // writes, truncates and allocations undone
 	Bytes   int64    // old bytes written back
@@ -160,15 +205,29 @@ type Loss struct {
 
 // Cut is the power failure. Call it after every process that used the
 // mount is dead: it unmounts, then undoes every change that was not
-// fsynced, newest first, so the backing directory holds exactly what
-// was durable. The FS is done afterwards; Mount again to go on.
+// fsynced: directory entries back to what each directory held at its
+// last fsync, and each file's changes newest first, so the backing
+// directory holds exactly what was durable. The FS is done afterwards;
+// Mount again to go on.
 func (m *FS) Cut() (Loss, error) {
 	var loss Loss
 	if err := m.unmount(); err != nil {
 		return loss, err
 	}
+	m.ns.Lock()
+	defer m.ns.Unlock()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.dirs == nil {
+		return loss, m.err // cut or unmounted before
+	}
+	// The file logs write through our own descriptors, so they apply
+	// to the inodes whatever names the entries pass gives them.
+	entries, err := m.revertEntries()
+	if err != nil && m.err == nil {
+		m.err = err
+	}
+	loss.Entries = entries
 	for _, t := range m.files {
 		n, b, err := t.revert()
 		t.f.Close()
@@ -182,6 +241,9 @@ func (m *FS) Cut() (Loss, error) {
 		}
 	}
 	m.files = nil
+	if err := m.closeEntries(); err != nil && m.err == nil {
+		m.err = err
+	}
 	sort.Strings(loss.Files)
 	return loss, m.err
 }
@@ -192,12 +254,19 @@ func (m *FS) Unmount() error {
 	if err := m.unmount(); err != nil {
 		return err
 	}
+	m.ns.Lock()
+	defer m.ns.Unlock()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, t := range m.files {
 		t.f.Close()
 	}
 	m.files = nil
+	if m.dirs != nil {
+		if err := m.closeEntries(); err != nil && m.err == nil {
+			m.err = err
+		}
+	}
 	return m.err
 }
 

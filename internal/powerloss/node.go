@@ -12,9 +12,9 @@ import (
 )
 
 // node is a loopback node whose files record their unsynced changes. The
-// embedded LoopbackNode does every namespace operation (lookup, create,
-// mkdir, rename, unlink) on the backing dir as it is; node only wraps what
-// changes file contents or size, and fsync.
+// embedded LoopbackNode does every operation on the backing dir as it
+// is; node wraps what changes file contents or size, what changes a
+// directory's entries (see entries.go) and fsync.
 type node struct {
 	fs.LoopbackNode
 	m *FS
@@ -83,8 +83,13 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 }
 
 // Create makes the file through the loopback node and wraps its handle.
-// The new directory entry itself is durable at once (see doc.go).
+// The new entry is durable once n is fsynced.
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	unlock, errno := n.changing(n.Path(nil))
+	if errno != 0 {
+		return nil, nil, 0, errno
+	}
+	defer unlock()
 	ch, fh, fuseFlags, errno := n.LoopbackNode.Create(ctx, name, flags&^syscall.O_TRUNC, mode, out)
 	if errno != 0 {
 		return ch, fh, fuseFlags, errno
@@ -152,12 +157,21 @@ func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn,
 }
 
 // Fsync (and fdatasync, which arrives with flags 1) makes every change
-// to the file so far durable: its undo log is dropped. The backing file
-// is not fsynced: the model, not the backing disk, decides what survives.
-// An fsync of a directory (FsyncDir) succeeds and changes nothing.
+// to the file so far durable: its undo log is dropped. It does not make
+// the file's own name durable: that takes an fsync of its directory. The
+// backing file is not fsynced: the model, not the backing disk, decides
+// what survives. A directory's fsync normally arrives at its dirHandle;
+// this serves one that comes without a handle.
 func (n *node) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall.Errno {
 	if n.IsDir() {
-		return 0
+		if h, ok := f.(*dirHandle); ok {
+			return h.Fsyncdir(ctx, flags)
+		}
+		var st syscall.Stat_t
+		if err := syscall.Lstat(filepath.Join(n.m.backing, n.Path(nil)), &st); err != nil {
+			return fs.ToErrno(err)
+		}
+		return n.m.fsyncDir(fileKey{uint64(st.Dev), st.Ino})
 	}
 	n.m.fsyncs.Add(1)
 	if t := n.existing(); t != nil {

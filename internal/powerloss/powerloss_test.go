@@ -86,6 +86,8 @@ func TestCutKeepsWhatWasFsynced(t *testing.T) {
 	c.WriteString("kept")
 	syscall.Fdatasync(int(c.Fd()))
 	c.Close()
+	// The names are durable only once the directory is fsynced.
+	syncDir(t, mnt)
 	if m.Fsyncs() != 2 {
 		t.Errorf("served %d fsyncs, want 2", m.Fsyncs())
 	}
@@ -223,6 +225,15 @@ func mmapHelper(path string) error {
 func boltHelper(path string, nosync bool) error {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{PageSize: 16 << 10})
 	if err != nil {
+		return err
+	}
+	// bbolt does not fsync the directory that names its new file.
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
 		return err
 	}
 	for i := range 10 {
