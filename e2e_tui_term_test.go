@@ -40,7 +40,11 @@ func TestTUIShellTerminalPane(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.must("thread", "new", "--provider", "shell", "--title", "sh")
-	bash := []string{"NEXUS_SHELL_COMMAND=bash --norc --noprofile", "PS1=bash$ ", "HISTFILE=/dev/null"}
+	// The pane's reader runs at normal priority here: at its default
+	// niceness a machine busy with the rest of the suite (and -race) could
+	// leave the pane minutes behind the flood this test compares.
+	bash := []string{"NEXUS_SHELL_COMMAND=bash --norc --noprofile", "PS1=bash$ ", "HISTFILE=/dev/null",
+		"NEXUS_TERM_NICE=0"}
 	tt := e.startTUIEnv(t, bash...)
 	tt.waitFor("Threads (1)")
 	tt.text("echo started")

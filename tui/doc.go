@@ -71,9 +71,11 @@
 //     chunks) publishes a snapshot of the screen and sends termDirtyMsg
 //     only if the previous one was handled (an atomic flag the handler
 //     clears): one message per frame at most, however busy the child.
-//     Its OS thread runs at niceness 19 on Linux (term_nice_linux.go):
-//     emulating a flood costs a core, which must not come from the
-//     program in the terminal (BenchmarkPTYPane);
+//     Its OS thread runs at niceness 19 on Linux (term_nice_linux.go;
+//     $NEXUS_TERM_NICE sets 0-19, 0 for normal priority): emulating a
+//     flood costs a core, which must not come from the program in the
+//     terminal (BenchmarkPTYPane). It stops between writes when its
+//     context ends, so a pane far behind never holds up the exit;
 //   - the drain reads the emulator's reply pipe all the time into a
 //     bounded outbox, so the emulator never waits on its answers to the
 //     child's queries (cursor position, attributes);

@@ -52,6 +52,7 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	m.terms.send = p.Send
+	setTermNiceFromEnv()
 
 	br := newBridge(backend, p.Send)
 	m.resync = br.requestResync

@@ -6,9 +6,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// termNice is the scheduling niceness of a pane's reader thread.
-const termNice = 19
-
 // yieldToChildren makes the calling goroutine's OS thread a low-priority
 // one for the rest of its life: emulating a flood of output costs a core
 // (x/vt redraws the screen for every scrolled line), and on a small
@@ -21,6 +18,10 @@ const termNice = 19
 // stays locked: it ends with the goroutine, so no other goroutine ever
 // runs at its priority.
 func yieldToChildren() {
+	n := int(termNice.Load())
+	if n == 0 {
+		return
+	}
 	runtime.LockOSThread()
-	_ = unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), termNice)
+	_ = unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), n)
 }
