@@ -16,9 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/core/api"
 	"github.com/nexus-tui/nexus/internal/powerloss"
 	"github.com/nexus-tui/nexus/store"
+	"github.com/nexus-tui/nexus/store/checkpoint"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -61,7 +63,7 @@ func TestPowerLoss(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed + 1))
 	r := &runner{t: t, ops: ops, acked: map[string]bool{}}
 	ctx := context.Background()
-	var midCommit, journalLosses, changes int
+	var midCommit, journalLosses, changes, readyCheckpoints int
 	var fsyncs int64
 	for k := 0; k < cuts; k++ {
 		m := mountPowerloss(t, disk, mnt)
@@ -106,6 +108,10 @@ func TestPowerLoss(t *testing.T) {
 			}
 		}
 		checkCrashInvariants(t, seed, k, diskDir, ws, r, writes)
+		readyCheckpoints += checkCheckpointsSurvive(t, seed, k, diskDir, ws)
+	}
+	if cuts >= 10 && readyCheckpoints == 0 {
+		t.Fatalf("seed %d: no workspace checkpoint was ever ready after a cut: the checkpoint check proves nothing", seed)
 	}
 	// The host recovers from the last cut, too.
 	m := mountPowerloss(t, disk, mnt)
@@ -140,6 +146,37 @@ func TestPowerLoss(t *testing.T) {
 // fails if the store stops doing so. TestPowerLoss may not notice: its
 // checks open the journal on the disk after each cut, which recreates a
 // lost journal file there, durable for every later start.
+// checkCheckpointsSurvive checks, on the disk after a cut, that every
+// checkpoint the journal calls ready still resolves by its ref in the
+// shadow repository under the state dir: the journal never outlives the
+// ref it names. It returns how many it checked.
+func checkCheckpointsSurvive(t *testing.T, seed int64, k int, dir, ws string) int {
+	t.Helper()
+	s, err := store.Open(dir, store.Options{})
+	if err != nil {
+		t.Fatalf("seed %d cut %d: open: %v", seed, k, err)
+	}
+	st, err := core.Load(context.Background(), s)
+	s.Close()
+	if err != nil {
+		t.Fatalf("seed %d cut %d: load: %v", seed, k, err)
+	}
+	m := checkpoint.New(dir, checkpoint.Options{})
+	n := 0
+	for _, c := range st.Checkpoints {
+		if c.Status != core.CkReady || c.Ref == "" {
+			continue
+		}
+		n++
+		d, err := m.Stats(context.Background(), ws, "", c.Ref)
+		if err != nil || d.To != c.Commit {
+			t.Fatalf("seed %d cut %d: checkpoint %s is ready in the journal but its ref %s is lost after the cut: %v (commit %s, journal says %s)",
+				seed, k, c.ID, c.Ref, err, d.To, c.Commit)
+		}
+	}
+	return n
+}
+
 func TestPowerLossFreshStateDir(t *testing.T) {
 	if err := powerloss.Check(); err != nil {
 		t.Fatalf("the power-loss test needs FUSE: %v", err)

@@ -82,6 +82,12 @@ func (m *Manager) commit(ctx context.Context, w *ws, q *quarantine, rt *refTx, t
 	if err = rt.finish(m.publish(ctx, w, q)); err != nil {
 		return cp, err
 	}
+	// git fsyncs a ref's file (core.fsync) but not the directory that
+	// names it: without this a power cut could lose a new ref that the
+	// journal already calls ready.
+	if err = syncRefDirs(w.common, thread); err != nil {
+		return cp, fmt.Errorf("checkpoint: fsync the refs of %s: %w", thread, err)
+	}
 	cp.Changed = m.changes(ctx, w, parent, parentTree, base, tree, counted)
 	return cp, nil
 }

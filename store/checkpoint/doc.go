@@ -124,8 +124,15 @@
 // core.fsyncMethod=fsync. So a crash leaves the old ref or the new one,
 // never an empty ref or one naming a missing object, and no half-written
 // object under its name (git gc prunes temporary files a crash leaves
-// in objects/xx, and the next capture old quarantines). A capture that
-// fails or is stopped removes what it wrote (objects.go).
+// in objects/xx, and the next capture old quarantines). git fsyncs a
+// ref's file but not the directories naming it, so a capture fsyncs
+// refs/nexus/checkpoints/<thread>, refs/nexus/tips and the directories
+// above them before it reports the checkpoint; a new shadow repository
+// is fsynced file by file before it is renamed into place, and the state
+// dir's checkpoints/ directories are fsynced as they are made. The
+// root package's TestPowerLoss checks after every power cut that each
+// checkpoint the journal calls ready still resolves by its ref. A
+// capture that fails or is stopped removes what it wrote (objects.go).
 //
 // Bounds: Options.CaptureTimeout (30s) kills git's process group and
 // returns a *BoundError of kind time; MaxFiles (200,000 entries in the

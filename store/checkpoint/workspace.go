@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,7 +203,7 @@ func (m *Manager) shadowWS(path, dir string) *ws {
 // crash never leaves a half-made one. Commands use it with GIT_DIR and
 // GIT_WORK_TREE; nothing is written inside the workspace.
 func (m *Manager) initShadow(ctx context.Context, path, dir string) (*ws, error) {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+	if err := mkdirDurable(filepath.Dir(dir)); err != nil {
 		return nil, fmt.Errorf("checkpoint: cannot create the shadow repository for %s: %w; check the state dir", path, err)
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".init-")
@@ -223,7 +224,9 @@ func (m *Manager) initShadow(ctx context.Context, path, dir string) (*ws, error)
 	if err := os.WriteFile(filepath.Join(tmp, "nexus-workspace"), []byte(note), 0o600); err != nil {
 		return nil, err
 	}
-	if err := syncDir(tmp); err != nil {
+	// git init writes HEAD, config and its directories without fsync:
+	// make all of it durable before the repository gets its name.
+	if err := syncTree(tmp); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) && !isNotEmpty(err) {
@@ -238,6 +241,65 @@ func (m *Manager) initShadow(ctx context.Context, path, dir string) (*ws, error)
 func isNotEmpty(err error) bool {
 	var le *os.LinkError
 	return errors.As(err, &le) && strings.Contains(le.Err.Error(), "not empty")
+}
+
+// mkdirDurable is os.MkdirAll (0700) whose new directories survive a
+// power cut: each one's parent is fsynced once it is made.
+func mkdirDurable(dir string) error {
+	dir = filepath.Clean(dir)
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := syncDir(filepath.Dir(missing[i])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncTree fsyncs every file and directory under root, root included.
+func syncTree(root string) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Sync()
+	})
+}
+
+// syncRefDirs fsyncs the directories that name a thread's checkpoint refs
+// and tip, and the ones above them up to refs/. A directory that does not
+// exist (its refs are packed) is skipped.
+func syncRefDirs(common, thread string) error {
+	dirs := []string{
+		filepath.Join(common, filepath.FromSlash(CheckpointRefs), thread),
+		filepath.Join(common, filepath.FromSlash(CheckpointRefs)),
+		filepath.Join(common, filepath.FromSlash(TipRefs)),
+		filepath.Join(common, "refs", "nexus"),
+		filepath.Join(common, "refs"),
+	}
+	for _, d := range dirs {
+		if err := syncDir(d); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 func syncDir(dir string) error {
