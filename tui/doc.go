@@ -200,8 +200,9 @@
 //     shows "⏸ interrupted" until then.
 //   - Thread badges, most urgent first: "◆ waiting for you" (an
 //     approval), "✎ needs input" (a question), running, interrupted,
-//     failed, done, new. The age on a thread's first row is the time since
-//     it last changed.
+//     failed, "▣ live" (a PTY thread whose program is up, at its prompt),
+//     done, new. The age on a thread's first row is the time since it
+//     last changed.
 //   - The transcript shows each run's wall time and the tokens and cost of
 //     its model calls; each step its duration, exit code and cost. A tool
 //     step's title carries its arguments (action and target); opened, the

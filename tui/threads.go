@@ -89,6 +89,9 @@ func (m *Model) badge(r threadRow) (string, lipgloss.Style) {
 		return "⏸ interrupted", m.st.BadgeFailed
 	case th.Status == core.ThreadFailed:
 		return "✗ failed", m.st.BadgeFailed
+	case th.Caps.PTY && m.sessionLive(th.ID):
+		// Its program waits in its terminal (a shell at its prompt).
+		return "▣ live", m.st.BadgeRunning
 	case th.Runs > 0:
 		return "✓ done", m.st.BadgeDone
 	}
