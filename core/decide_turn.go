@@ -72,6 +72,9 @@ func (t *tx) observe(o *Observation) {
 		}
 	case ObsPlan:
 		p := Plan{ID: PlanID(r.ID), Run: r.ID, Kind: "todo_list", Items: append([]PlanItem(nil), o.Items...)}
+		for i := range p.Items {
+			p.Items[i].Depth = min(max(p.Items[i].Depth, 0), MaxPlanDepth)
+		}
 		t.emit(EvPlanUpdated, Event{Thread: r.Thread, Run: r.ID, Attempt: a.ID, Correlation: r.ID, Payload: Payload{Plan: &p}})
 	case ObsRequest:
 		t.openRequest(r, a, o)

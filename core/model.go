@@ -237,11 +237,16 @@ type Plan struct {
 	Items []PlanItem `json:"items" msgpack:"it"`
 }
 
-// PlanItem is one entry of a plan.
+// PlanItem is one entry of a plan. Depth nests child lists: a
+// subagent's own todo list follows its parent item at depth 1.
 type PlanItem struct {
 	Text   string `json:"text" msgpack:"t"`
 	Status string `json:"status" msgpack:"s"` // pending, in_progress, completed
+	Depth  int    `json:"depth,omitempty" msgpack:"dp,omitempty"`
 }
+
+// MaxPlanDepth bounds PlanItem.Depth; a deeper item is kept at it.
+const MaxPlanDepth = 4
 
 // Session is one live provider runtime.
 type Session struct {

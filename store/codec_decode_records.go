@@ -44,6 +44,8 @@ func decPlanItems(r *reader) []core.PlanItem {
 				it.Text = r.str()
 			case "s":
 				it.Status = r.str()
+			case "dp":
+				it.Depth = int(r.int())
 			default:
 				r.skip()
 			}

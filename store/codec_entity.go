@@ -173,6 +173,7 @@ func encPlan(e *enc, p *core.Plan) {
 			it := e.obj()
 			it.str("t", p.Items[i].Text)
 			it.str("s", p.Items[i].Status)
+			it.intOmit("dp", int64(p.Items[i].Depth))
 			it.end()
 		}
 	}

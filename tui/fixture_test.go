@@ -88,6 +88,8 @@ func demoState(t *testing.T) *core.State {
 	j.add(core.Event{Type: core.EvPlanUpdated, Thread: "t1", Run: r2.ID, Payload: core.Payload{Plan: &core.Plan{
 		ID: core.PlanID(r2.ID), Run: r2.ID, Kind: "todo_list", Items: []core.PlanItem{
 			{Text: "read notes.txt", Status: "completed"}, {Text: "write hello", Status: "in_progress"},
+			{Text: "subagent: check the docs", Status: "in_progress"},
+			{Text: "grep docs/", Status: "completed", Depth: 1},
 			{Text: "report back", Status: "pending"}}}}})
 	j.thread("t2", "write docs", core.ThreadIdle, 1, 20*sec)
 	j.run("t2", 1, core.RunCompleted, "document the API", 21*sec, 22*sec)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/nexus-tui/nexus/core"
 )
@@ -59,7 +60,9 @@ func (m *Model) renderTodos(r rect) []string {
 		case "in_progress":
 			glyph, st = "▸ ", m.st.TodoActive
 		}
-		body = append(body, st.Render(trunc(glyph+oneLine(it.Text), inner)))
+		// A child list (a subagent's) is indented under its line.
+		indent := strings.Repeat("  ", min(it.Depth, core.MaxPlanDepth))
+		body = append(body, st.Render(trunc(indent+glyph+oneLine(it.Text), inner)))
 	}
 	title := fmt.Sprintf("Todos %d/%d · run %d", done, len(p.Items), run.Ordinal)
 	footer := ""

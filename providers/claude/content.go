@@ -138,7 +138,10 @@ func (s *session) toolUse(t *agentproc.Turn, parent string, b block) {
 	t.Obs(core.Observation{Kind: core.ObsNode, Key: b.ID, Parent: parent, NodeKind: kind, Status: core.NodeRunning,
 		Title: toolTitle(b.Name, in)})
 	s.mu.Lock()
-	changed := s.plan.toolUse(b.ID, b.Name, in)
+	if kind == core.NodeSubagent {
+		s.plan.subagent(b.ID, parent, toolTitle(b.Name, in))
+	}
+	changed := s.plan.toolUse(parent, b.ID, b.Name, in)
 	items := s.plan.items()
 	s.mu.Unlock()
 	if changed {

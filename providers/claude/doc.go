@@ -19,7 +19,11 @@
 //     (cut at 16 KiB).
 //   - TodoWrite replaces the todo list; TaskCreate and TaskUpdate (newer
 //     CLIs; TodoWrite is disabled there) build it item by item, the task
-//     id learned from TaskCreate's result.
+//     id learned from TaskCreate's result. A subagent's calls (their
+//     parent_tool_use_id names its Task or Agent call) change its own
+//     list, which the run's plan shows nested under a "subagent: ..."
+//     line, one core.PlanItem.Depth deeper (plans.go); before, a
+//     subagent's TodoWrite replaced the main agent's list.
 //   - can_use_tool becomes an approval (Bash is action "command"; Write,
 //     Edit, MultiEdit, NotebookEdit are "write"), or a question for
 //     AskUserQuestion; the answer goes back as behavior allow (with

@@ -47,7 +47,7 @@ type session struct {
 	curMsg    map[string]string // parent tool use -> message id being streamed
 	tools     map[string]string // tool_use id -> tool name
 	allow     map[string]bool   // action kinds allowed without asking
-	plan      *plan
+	plan      *plans
 	garbage   int
 }
 
@@ -60,7 +60,7 @@ type permReq struct {
 
 func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
 	return &session{cfg: cfg, thread: thread, out: out, reqs: map[string]*permReq{}, ctrl: map[string]chan json.RawMessage{},
-		streamed: map[string]bool{}, open: map[string]string{}, curMsg: map[string]string{}, tools: map[string]string{}, allow: map[string]bool{}, plan: &plan{}}
+		streamed: map[string]bool{}, open: map[string]string{}, curMsg: map[string]string{}, tools: map[string]string{}, allow: map[string]bool{}, plan: &plans{}}
 }
 
 // Handle implements agentproc.Session.
@@ -122,7 +122,7 @@ func (s *session) startTurn(e core.Effect) {
 	}
 	s.mu.Lock()
 	s.turn, s.pending, s.interrupt, s.lastRes = turn, 1, false, nil
-	s.plan = &plan{}
+	s.plan = &plans{}
 	if e.Turn != nil {
 		for _, k := range e.Turn.Policy.Allow {
 			s.allow[k] = true
