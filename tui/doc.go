@@ -210,6 +210,11 @@
 //     it called. Lines of tool output that start with + or - (and diff
 //     headers) take the theme's diff styles; the reply's prose does not,
 //     since "- " there is a list.
+//   - A run_command step's output is laid out by an x/vt emulator as
+//     wide as the pane (cmd_output.go): carriage-return progress bars end
+//     as their last state, backspaces and cursor moves apply, lines wrap
+//     where a terminal would wrap them; colours are dropped. Its reply
+//     pipe is closed first, so a query in the output never blocks a render.
 //   - Folding: runs start open; tool output shows maxToolLines lines. Enter
 //     on a step whose output was cut shows all of it; after that enter
 //     closes and opens it. A closed run keeps its rule and the person's

@@ -45,7 +45,11 @@ func (m *Model) renderNode(n *core.Node, q *core.Request, depth, w, kids int) []
 	fold := m.folds[n.ID]
 	glyph, st := m.nodeGlyph(n.Status)
 	meta := nodeMeta(n)
-	body := m.bodyLines(n.Text, max(1, w-len(indent)-4), indent+"    ")
+	text, bw := n.Text, max(1, w-len(indent)-4)
+	if n.Kind == core.NodeWorkerStep && n.Action == "run_command" {
+		text = commandText(text, bw)
+	}
+	body := m.bodyLines(text, bw, indent+"    ")
 	if fold == foldClosed {
 		hidden := len(body) + kids
 		if hidden > 0 {
