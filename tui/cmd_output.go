@@ -8,9 +8,39 @@ import (
 	"github.com/charmbracelet/x/vt"
 )
 
-// maxCmdRows bounds the screen a command's output is laid out on; longer
+// maxCmdRows and maxCmdBytes bound the output laid out through the
+// emulator (it runs when a run is drawn, on the event loop); longer
 // output is shown as plain lines.
-const maxCmdRows = 2000
+const (
+	maxCmdRows  = 2000
+	maxCmdBytes = 16 << 10
+)
+
+// cmdLayout is a node's output as commandText laid it out, for the text
+// length and width it was laid out at (a node's text only grows).
+type cmdLayout struct {
+	n, w int
+	text string
+}
+
+// commandOutput is commandText, remembered per node: a run is drawn again
+// whenever anything in it changes, and a finished command's output need
+// not go through the emulator each time.
+//
+// While the command runs its output changes with every flush, so it is
+// only cut to what follows each line's last carriage return (a progress
+// bar's latest state), which costs one pass.
+func (m *Model) commandOutput(id, text string, w int, running bool) string {
+	if running {
+		return lastRedraws(text)
+	}
+	if c, ok := m.cmdOut[id]; ok && c.n == len(text) && c.w == w {
+		return c.text
+	}
+	out := commandText(text, w)
+	m.cmdOut[id] = cmdLayout{n: len(text), w: w, text: out}
+	return out
+}
 
 // commandText is a run_command step's output as a terminal w columns
 // wide would leave it: it goes through an x/vt emulator as tall as the
@@ -20,9 +50,9 @@ const maxCmdRows = 2000
 // so a lone "\n" is taken as a new line. What comes out is plain text
 // (colours dropped), ready for bodyLines. Output too tall for maxCmdRows,
 // or an emulator whose reply pipe cannot be closed, falls back to the
-// text as it is.
+// text as it is, as does output over maxCmdBytes.
 func commandText(text string, w int) string {
-	if text == "" || w < 1 || !strings.ContainsAny(text, "\r\b\x1b") {
+	if text == "" || w < 1 || len(text) > maxCmdBytes || !strings.ContainsAny(text, "\r\b\x1b") {
 		return text
 	}
 	rows := 0
@@ -49,6 +79,23 @@ func commandText(text string, w int) string {
 	}
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lastRedraws keeps, of each line, what follows its last carriage return
+// (one at the very end of a line is a "\r\n" and ignored).
+func lastRedraws(text string) string {
+	if !strings.Contains(text, "\r") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if j := strings.LastIndexByte(l, '\r'); j >= 0 {
+			l = l[j+1:]
+		}
+		lines[i] = l
 	}
 	return strings.Join(lines, "\n")
 }

@@ -41,3 +41,25 @@ func TestCommandTextNeverWaitsOnQueries(t *testing.T) {
 		t.Fatal("commandText blocked on a terminal query")
 	}
 }
+
+// BenchmarkCommandText is the cost of laying out the largest output
+// commandText takes (a progress bar's 16 KiB of redraws), paid once per
+// finished command and pane width.
+func BenchmarkCommandText(b *testing.B) {
+	var sb []byte
+	for i := 0; len(sb) < maxCmdBytes-64; i++ {
+		sb = append(sb, []byte("progress "+itoa(i%100)+"%\r")...)
+	}
+	text := string(sb) + "\n"
+	for b.Loop() {
+		commandText(text, 100)
+	}
+}
+
+// While a command runs, its progress bar shows its latest state without
+// the emulator.
+func TestLastRedraws(t *testing.T) {
+	if got := lastRedraws("get  10%\rget  99%\r\nnext\r\n"); got != "get  99%\nnext\n" {
+		t.Fatalf("lastRedraws = %q", got)
+	}
+}

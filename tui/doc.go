@@ -215,6 +215,10 @@
 //     as their last state, backspaces and cursor moves apply, lines wrap
 //     where a terminal would wrap them; colours are dropped. Its reply
 //     pipe is closed first, so a query in the output never blocks a render.
+//     The emulator is slow (about 5 ms for 16 KiB of redraws), so it runs
+//     once per finished step and width (remembered), on output up to
+//     16 KiB; while a step runs, each line shows what follows its last
+//     carriage return.
 //   - Folding: runs start open; tool output shows maxToolLines lines. Enter
 //     on a step whose output was cut shows all of it; after that enter
 //     closes and opens it. A closed run keeps its rule and the person's

@@ -45,6 +45,7 @@ type Model struct {
 	state    *core.State          // nil until the first snapshot
 	live     map[string]string    // node id -> streamed text the journal lacks
 	folds    map[string]foldState // run ("run:" + id) or node id -> open/closed
+	cmdOut   map[string]cmdLayout // run_command node id -> its output laid out (cmd_output.go)
 	rows     []threadRow          // non-archived threads, by creation
 	pending  []*core.Request      // pending requests of all threads, oldest first
 	active   int                  // runs running or waiting, over all threads
@@ -109,7 +110,7 @@ func newModel(ctx context.Context, b Backend, opts Options, st themes.Styles) *M
 	}
 	m := &Model{
 		ctx: ctx, backend: b, opts: opts, st: st, keys: DefaultKeyMap(), resync: func() {}, now: time.Now,
-		live: map[string]string{}, folds: map[string]foldState{}, activity: map[string]uint64{}, seen: map[string]uint64{},
+		live: map[string]string{}, folds: map[string]foldState{}, cmdOut: map[string]cmdLayout{}, activity: map[string]uint64{}, seen: map[string]uint64{},
 		focus: focusComposer, terms: newTerms(b),
 	}
 	m.threads = newThreadsPane(st)

@@ -47,7 +47,7 @@ func (m *Model) renderNode(n *core.Node, q *core.Request, depth, w, kids int) []
 	meta := nodeMeta(n)
 	text, bw := n.Text, max(1, w-len(indent)-4)
 	if n.Kind == core.NodeWorkerStep && n.Action == "run_command" {
-		text = commandText(text, bw)
+		text = m.commandOutput(n.ID, text, bw, n.Status == core.NodeRunning)
 	}
 	body := m.bodyLines(text, bw, indent+"    ")
 	if fold == foldClosed {
