@@ -215,7 +215,7 @@
 //     as their last state, backspaces and cursor moves apply, lines wrap
 //     where a terminal would wrap them; colours are dropped. Its reply
 //     pipe is closed first, so a query in the output never blocks a render.
-//     The emulator is slow (about 5 ms for 16 KiB of redraws), so it runs
+//     The emulator is slow (5-10 ms for 16 KiB of redraws), so it runs
 //     once per finished step and width (remembered), on output up to
 //     16 KiB; while a step runs, each line shows what follows its last
 //     carriage return.
