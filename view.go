@@ -100,8 +100,10 @@ func viewThread(st *core.State, th *core.Thread) threadView {
 		for _, q := range st.RequestsOf(r.ID) {
 			v.Requests = append(v.Requests, viewRequest(st, q))
 		}
-		if p := st.Plan(core.PlanID(r.ID)); p != nil {
-			v.Todos = append(v.Todos, todoView{Run: r.Ordinal, Kind: p.Kind, Items: p.Items})
+		for _, id := range []string{core.PlanID(r.ID), core.ProposedPlanID(r.ID)} {
+			if p := st.Plan(id); p != nil {
+				v.Todos = append(v.Todos, todoView{Run: r.Ordinal, Kind: p.Kind, Items: p.Items})
+			}
 		}
 	}
 	for _, c := range st.Checkpoints {

@@ -72,6 +72,9 @@ func (t *tx) observe(o *Observation) {
 		}
 	case ObsPlan:
 		p := Plan{ID: PlanID(r.ID), Run: r.ID, Kind: "todo_list", Items: append([]PlanItem(nil), o.Items...)}
+		if o.Key == PlanKeyProposed {
+			p.ID, p.Kind = ProposedPlanID(r.ID), "proposed_plan"
+		}
 		for i := range p.Items {
 			p.Items[i].Depth = min(max(p.Items[i].Depth, 0), MaxPlanDepth)
 		}

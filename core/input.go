@@ -19,7 +19,7 @@ const (
 	ObsTurnStarted   = "turn.started"   // provider accepted the turn
 	ObsText          = "text"           // assistant text delta (Key: node key)
 	ObsNode          = "node"           // a node started or changed (Key, NodeKind, Status, Title, Text, Parent)
-	ObsPlan          = "plan"           // todo list replaced (Items)
+	ObsPlan          = "plan"           // todo list replaced (Items); Key PlanKeyProposed: a proposed plan
 	ObsRequest       = "request"        // approval or question opened (Key, RequestKind, Prompt)
 	ObsTurnEnded     = "turn.ended"     // Status completed|interrupted|failed, Error
 	ObsSessionState  = "session.state"  // runtime registry transition (Status = state)

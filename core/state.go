@@ -388,6 +388,14 @@ func NodeID(attempt string, n int) string { return fmt.Sprintf("%s/n%d", attempt
 // PlanID is the id of a run's todo list.
 func PlanID(run string) string { return run + "/todo" }
 
+// ProposedPlanID is the id of the plan an agent proposed in a run (plan
+// mode: the steps it would take, for the person to read before it acts).
+func ProposedPlanID(run string) string { return run + "/proposed" }
+
+// PlanKeyProposed is the Observation.Key of an ObsPlan that proposes a
+// plan rather than updating the todo list.
+const PlanKeyProposed = "proposed"
+
 // SessionID is the id of a thread's live provider session.
 func SessionID(thread string) string { return thread + "/session" }
 

@@ -194,7 +194,9 @@
 //     under it and a click focuses a pane or selects a thread; most
 //     terminals still select text with shift held.
 //   - The todos pane shows the active run's list, else the latest run's
-//     that has one; its title names the run.
+//     that has one; its title names the run. A subagent's own list is
+//     indented under its line (PlanItem.Depth); a plan the agent proposed
+//     (plan mode) follows under a "Proposed plan" line.
 //   - A run a host restart interrupted says so in the transcript with the
 //     resume key (ctrl+y, run.resume for the selected thread); its thread
 //     shows "⏸ interrupted" until then.

@@ -163,3 +163,17 @@ func rolledBackState(t *testing.T) *core.State {
 		fc("D", "TODO", 0, 7))
 	return j.st
 }
+
+// proposedState is the demo with a plan the agent proposed in t1's run 2
+// (plan mode), after its todo list.
+func proposedState(t *testing.T) *core.State {
+	st := demoState(t)
+	run := core.RunID("t1", 2)
+	ev := core.Event{Seq: st.Seq + 1, ID: "e-proposed", Type: core.EvPlanUpdated, Thread: "t1", Run: run,
+		Payload: core.Payload{Plan: &core.Plan{ID: core.ProposedPlanID(run), Run: run, Kind: "proposed_plan",
+			Items: []core.PlanItem{{Text: "Read parser.go", Status: "pending"}, {Text: "Fix the off-by-one", Status: "pending"}}}}}
+	if err := st.Apply(&ev); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

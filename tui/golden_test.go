@@ -40,6 +40,7 @@ func TestGoldenScreens(t *testing.T) {
 		{"grid", func(t *testing.T) *core.State { st, _ := fourThreads(t); return st }, []string{"ctrl+g"}},
 		{"graph", graphState, []string{"shift+tab", "up", "up", "enter"}},
 		{"files", rolledBackState, nil},
+		{"proposed", proposedState, nil},
 		{"rollback", rollbackState, []string{"ctrl+z", "down", "down", "down"}},
 		{"rollback_confirm", rollbackState, []string{"ctrl+z", "down", "down", "down", "enter"}},
 		{"empty", func(*testing.T) *core.State { return core.NewState() }, nil},

@@ -7,21 +7,37 @@ import (
 	"github.com/nexus-tui/nexus/core"
 )
 
-// todoPlan is the todo list the todos pane shows: that of the selected
-// thread's active run, else of its latest run that has one.
+// todoPlan is what the todos pane shows: the todo list of the selected
+// thread's active run, else of its latest run that has one, with the
+// plan the agent proposed in that run (plan mode) after it. The second
+// result is a plan to draw: the todo list, then, when there is a proposed
+// plan, a "Proposed plan" line (status "header") and its steps.
 func (m *Model) todoPlan() (*core.Run, *core.Plan) {
 	th := m.selectedThread()
 	if th == nil {
 		return nil, nil
 	}
+	shown := func(r *core.Run) *core.Plan {
+		todo, proposed := m.state.Plan(core.PlanID(r.ID)), m.state.Plan(core.ProposedPlanID(r.ID))
+		if proposed == nil {
+			return todo
+		}
+		p := &core.Plan{ID: core.PlanID(r.ID), Run: r.ID, Kind: "todo_list"}
+		if todo != nil {
+			p.Items = append(p.Items, todo.Items...)
+		}
+		p.Items = append(p.Items, core.PlanItem{Text: "Proposed plan", Status: "header"})
+		p.Items = append(p.Items, proposed.Items...)
+		return p
+	}
 	if r := m.state.ActiveRun(th.ID); r != nil {
-		if p := m.state.Plan(core.PlanID(r.ID)); p != nil {
+		if p := shown(r); p != nil {
 			return r, p
 		}
 	}
 	runs := m.state.RunsOf(th.ID)
 	for i := len(runs) - 1; i >= 0; i-- {
-		if p := m.state.Plan(core.PlanID(runs[i].ID)); p != nil {
+		if p := shown(runs[i]); p != nil {
 			return runs[i], p
 		}
 	}
@@ -49,7 +65,7 @@ func (m *Model) renderTodos(r rect) []string {
 	if p == nil {
 		return m.box("Todos", "", false, r.w, r.h, []string{m.st.Muted.Render(trunc("no todo list", inner))})
 	}
-	done := 0
+	done, headers := 0, 0
 	var body []string
 	for _, it := range p.Items {
 		glyph, st := "○ ", m.st.TodoPending
@@ -59,12 +75,15 @@ func (m *Model) renderTodos(r rect) []string {
 			done++
 		case "in_progress":
 			glyph, st = "▸ ", m.st.TodoActive
+		case "header":
+			glyph, st = "", m.st.Muted
+			headers++
 		}
 		// A child list (a subagent's) is indented under its line.
 		indent := strings.Repeat("  ", min(it.Depth, core.MaxPlanDepth))
 		body = append(body, st.Render(trunc(indent+glyph+oneLine(it.Text), inner)))
 	}
-	title := fmt.Sprintf("Todos %d/%d · run %d", done, len(p.Items), run.Ordinal)
+	title := fmt.Sprintf("Todos %d/%d · run %d", done, len(p.Items)-headers, run.Ordinal)
 	footer := ""
 	if hidden := len(body) - (r.h - 2); hidden > 0 {
 		// Keep the item in progress visible: show the window around it.

@@ -147,6 +147,13 @@ func (s *session) toolUse(t *agentproc.Turn, parent string, b block) {
 	if changed {
 		t.Obs(core.Observation{Kind: core.ObsPlan, Items: items})
 	}
+	if b.Name == "ExitPlanMode" {
+		// Plan mode: the plan Claude proposes before it acts.
+		md, _ := in["plan"].(string)
+		if steps := proposedItems(md); len(steps) > 0 {
+			t.Obs(core.Observation{Kind: core.ObsPlan, Key: core.PlanKeyProposed, Items: steps})
+		}
+	}
 }
 
 // toolResults closes tool nodes with their output.

@@ -23,7 +23,9 @@
 //     parent_tool_use_id names its Task or Agent call) change its own
 //     list, which the run's plan shows nested under a "subagent: ..."
 //     line, one core.PlanItem.Depth deeper (plans.go); before, a
-//     subagent's TodoWrite replaced the main agent's list.
+//     subagent's TodoWrite replaced the main agent's list. ExitPlanMode's
+//     plan (plan mode) becomes the run's proposed plan
+//     (core.ProposedPlanID): its markdown list items, else its lines.
 //   - can_use_tool becomes an approval (Bash is action "command"; Write,
 //     Edit, MultiEdit, NotebookEdit are "write"), or a question for
 //     AskUserQuestion; the answer goes back as behavior allow (with

@@ -1,6 +1,11 @@
 package claude
 
-import "github.com/nexus-tui/nexus/core"
+import (
+	"regexp"
+	"strings"
+
+	"github.com/nexus-tui/nexus/core"
+)
 
 // plans is a turn's todo lists: the main agent's, and one per subagent
 // (a Task or Agent tool call), whose TodoWrite and Task* calls carry the
@@ -112,4 +117,29 @@ func overall(list []core.PlanItem) string {
 		return "in_progress"
 	}
 	return "pending"
+}
+
+// listItem matches a markdown list line: "- x", "* x", "+ x", "1. x", "2) x".
+var listItem = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(.+)$`)
+
+// maxProposed bounds the steps taken from a proposed plan.
+const maxProposed = 50
+
+// proposedItems are the steps of a plan Claude Code proposes with
+// ExitPlanMode (markdown): its list items, or, when it has none, its
+// non-empty lines; all pending.
+func proposedItems(md string) []core.PlanItem {
+	var list, lines []core.PlanItem
+	for _, l := range strings.Split(md, "\n") {
+		l = strings.TrimSpace(strings.TrimRight(l, "\r"))
+		if m := listItem.FindStringSubmatch(l); m != nil && len(list) < maxProposed {
+			list = append(list, core.PlanItem{Text: m[1], Status: "pending"})
+		} else if l != "" && len(lines) < maxProposed {
+			lines = append(lines, core.PlanItem{Text: strings.TrimLeft(l, "# "), Status: "pending"})
+		}
+	}
+	if len(list) > 0 {
+		return list
+	}
+	return lines
 }

@@ -43,3 +43,17 @@ func TestSubagentTodosNest(t *testing.T) {
 		t.Fatalf("after the main list changed: %+v", got)
 	}
 }
+
+// The plan Claude Code proposes in plan mode becomes steps: its list
+// items, else its lines.
+func TestProposedItems(t *testing.T) {
+	got := proposedItems("# Plan\n\n1. Read parser.go\n2. Fix the off-by-one\n- Add a test\n\nThen report.")
+	want := []core.PlanItem{{Text: "Read parser.go", Status: "pending"}, {Text: "Fix the off-by-one", Status: "pending"},
+		{Text: "Add a test", Status: "pending"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("list plan: %+v", got)
+	}
+	if got := proposedItems("Look first.\nThen change it."); len(got) != 2 || got[1].Text != "Then change it." {
+		t.Fatalf("plan without a list: %+v", got)
+	}
+}
