@@ -244,7 +244,8 @@ func TestE2ESteerAtStepBoundary(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	th := e.must("thread", "new", "--yes")
-	send := e.bg("send", th, "#slow=2s write one to a.txt and write two to b.txt and write three to c.txt")
+	// Slow enough that a loaded machine still steers before step 3.
+	send := e.bg("send", th, "#slow=5s write one to a.txt and write two to b.txt and write three to c.txt")
 	eventually(t, "step 1 running", func() bool {
 		v := e.show(th)
 		return len(v.Runs) == 1 && len(v.Todos) == 1

@@ -185,7 +185,8 @@ func (e *env) show(thread string) threadView {
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	// Generous: the suite runs under -race with other tests in parallel.
+	deadline := time.Now().Add(45 * time.Second)
 	for time.Now().Before(deadline) {
 		if cond() {
 			return
