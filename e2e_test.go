@@ -92,9 +92,16 @@ func TestE2EQueueHoldRelease(t *testing.T) {
 	e := newEnv(t)
 	th := e.must("thread", "new")
 	slow := e.bg("send", th, "#slow=8s first")
+	var last threadView
 	eventually(t, "run 1 running", func() bool {
-		v := e.show(th)
-		return len(v.Runs) == 1 && v.Runs[0].Status == "running"
+		select {
+		case <-slow.done:
+			t.Fatalf("the slow send ended before run 1 was seen running; runs %+v\nstdout: %s\nstderr: %s",
+				last.Runs, slow.so.String(), slow.se.String())
+		default:
+		}
+		last = e.show(th)
+		return len(last.Runs) == 1 && last.Runs[0].Status == "running"
 	})
 	e.must("send", th, "second", "--mode", "queue", "--no-wait")
 	v := e.show(th)
