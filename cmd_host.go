@@ -33,7 +33,7 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	h, err := startHost(dir, time.Second, cfg)
+	h, err := startHost(dir, time.Second, cfg, false)
 	if err != nil {
 		return a.hostErr(ctx, dir, err)
 	}

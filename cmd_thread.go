@@ -303,9 +303,10 @@ func (a *app) submit(ctx context.Context, s *session, cmd core.Command) (*core.R
 
 // state returns a consistent projection from the host. A host this
 // invocation started stays open until the command returns: the state
-// reads finished runs' sealed histories from its journal on demand.
+// reads finished runs' sealed histories from its journal on demand. Such
+// a host serves no other invocation (dialOrHost readOnly).
 func (a *app) state(ctx context.Context) (*core.State, error) {
-	s, err := a.connect(ctx)
+	s, err := a.dialOrHost(ctx, true)
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,24 @@ type host struct {
 // itself when none runs. Two invocations racing for an empty state dir end
 // with one host and one client.
 func (a *app) connect(ctx context.Context) (*session, error) {
+	return a.dialOrHost(ctx, false)
+}
+
+// refusedWait is how long after a host last refused this invocation
+// (it is exiting, or serves only its own read) connect keeps trying; the
+// host is alive, so it is waited for rather than reported as locked.
+// maxRefusedWait bounds the whole wait.
+const (
+	lockedWait     = 2 * time.Second
+	refusedWait    = 2 * time.Second
+	maxRefusedWait = time.Minute
+)
+
+// dialOrHost is connect. readOnly: when this invocation becomes the host,
+// it serves nobody else (api.Server.Refuse), so a one-shot read such as
+// `thread show` never hosts another invocation's long run and returns as
+// soon as it has printed; the other invocation retries and hosts itself.
+func (a *app) dialOrHost(ctx context.Context, readOnly bool) (*session, error) {
 	dir, err := a.resolveStateDir()
 	if err != nil {
 		return nil, err
@@ -61,12 +79,19 @@ func (a *app) connect(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	sock := filepath.Join(dir, socketName)
-	deadline := time.Now().Add(2 * time.Second)
+	start := time.Now()
+	deadline := start.Add(lockedWait)
 	for {
-		if c, err := api.Dial(ctx, sock, time.Second); err == nil {
+		c, err := api.Dial(ctx, sock, time.Second)
+		if err == nil {
 			return &session{Backend: c, dir: dir, stop: func() { c.Close() }}, nil
 		}
-		h, err := startHost(dir, 200*time.Millisecond, cfg)
+		if errors.Is(err, api.ErrRefused) {
+			if d := time.Now().Add(refusedWait); d.After(deadline) && d.Before(start.Add(maxRefusedWait)) {
+				deadline = d
+			}
+		}
+		h, err := startHost(dir, 200*time.Millisecond, cfg, readOnly)
 		if err == nil {
 			s := &session{Backend: h.backend, dir: dir, host: h}
 			s.stop = func() { s.drain(); h.close() }
@@ -92,7 +117,8 @@ func (a *app) connect(ctx context.Context) (*session, error) {
 // startHost opens the journal, recovers, and serves the socket, with the
 // ready-made profiles and those of cfg (nil: none). The host reads the
 // config file once: a changed file takes effect at the next host.
-func startHost(dir string, lockTimeout time.Duration, cfg *config.Config) (*host, error) {
+// private: refuse every client (a host for one read-only invocation).
+func startHost(dir string, lockTimeout time.Duration, cfg *config.Config, private bool) (*host, error) {
 	st, err := store.Open(dir, store.Options{LockTimeout: lockTimeout})
 	if err != nil {
 		return nil, err
@@ -133,6 +159,9 @@ func startHost(dir string, lockTimeout time.Duration, cfg *config.Config) (*host
 	reg.Bind(hctx, runner)
 	go func() { h.runErr <- runner.Run(hctx) }()
 	h.srv = api.NewServer(h.backend, api.HostInfo{PID: os.Getpid(), Version: Version, StateDir: dir})
+	if private {
+		h.srv.Refuse()
+	}
 	go func() { h.srvErr <- h.srv.Serve(hctx, ln) }()
 	return h, nil
 }

@@ -21,7 +21,7 @@ func TestTermShellThroughHostAndSocket(t *testing.T) {
 	t.Setenv("NEXUS_SHELL_IDLE", "200ms")
 	t.Setenv("PS1", "$ ")
 	dir := filepath.Join(t.TempDir(), "state")
-	h, err := startHost(dir, time.Second, nil)
+	h, err := startHost(dir, time.Second, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

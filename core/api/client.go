@@ -63,6 +63,9 @@ func Dial(ctx context.Context, path string, timeout time.Duration) (*Client, err
 		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("api: the host at %s did not answer within %v: %w", path, timeout, err)
 		}
+		if errors.Is(err, ErrHostGone) {
+			return nil, fmt.Errorf("%w at %s: %w", ErrRefused, path, err)
+		}
 		return nil, err
 	}
 	c.info, c.dialled = info, true

@@ -23,3 +23,14 @@ func (s *Server) CloseIfIdle() bool {
 	s.refusing = true
 	return true
 }
+
+// Refuse makes the server refuse every connection from now on, the way
+// CloseIfIdle does once idle. A command-line host that only reads (thread
+// show, requests) calls it before serving: an invocation that finds it
+// retries until it exits and then becomes the host itself, rather than
+// keeping a one-shot read waiting on its own long work.
+func (s *Server) Refuse() {
+	s.mu.Lock()
+	s.refusing = true
+	s.mu.Unlock()
+}

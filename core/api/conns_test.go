@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -32,8 +33,30 @@ func TestCloseIfIdleRefusesLaterClients(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if late, err := Dial(context.Background(), h.path, time.Second); err == nil {
+	late, err := Dial(context.Background(), h.path, time.Second)
+	if err == nil {
 		late.Close()
 		t.Fatal("a client dialled a host that had decided to exit")
+	}
+	if !errors.Is(err, ErrRefused) {
+		t.Fatalf("Dial to an exiting host: %v, want ErrRefused so the caller retries", err)
+	}
+}
+
+// A host that serves only its own command refuses every client from the
+// start, with an error that says it is alive (ErrRefused), not gone
+// (ErrNoHost): the caller waits for it to exit instead of failing.
+func TestRefuseFromTheStart(t *testing.T) {
+	h := startHost(t)
+	h.srv.Refuse()
+	_, err := Dial(context.Background(), h.path, time.Second)
+	if !errors.Is(err, ErrRefused) || errors.Is(err, ErrNoHost) {
+		t.Fatalf("Dial to a refusing host: %v, want ErrRefused", err)
+	}
+	if n := h.srv.Conns(); n != 0 {
+		t.Fatalf("Conns() = %d after a refused client, want 0", n)
+	}
+	if !h.srv.CloseIfIdle() {
+		t.Fatal("CloseIfIdle() on a refusing host with no client = false, want true")
 	}
 }

@@ -16,6 +16,10 @@ var (
 	ErrNoHost = errors.New("api: no nexus host is listening")
 	// ErrHostGone: the connection to the host dropped, or the host stopped.
 	ErrHostGone = errors.New("api: the nexus host went away")
+	// ErrRefused: a host accepted the connection and closed it before
+	// answering hello: it is exiting (Server.CloseIfIdle) or serves only
+	// its own command (Server.Refuse). It is alive, so try again shortly.
+	ErrRefused = errors.New("api: the nexus host is busy or exiting and refused the connection")
 	// ErrClosed: the Client was closed.
 	ErrClosed = errors.New("api: client is closed")
 )
