@@ -17,6 +17,11 @@ import (
 	"github.com/nexus-tui/nexus/providers/builtin"
 )
 
+// maxCrashThreads caps the threads the workload creates and forks: past
+// it, a long loop's state grows in runs only, so a restart late in a
+// nightly-size loop costs about what it costs early.
+const maxCrashThreads = 60
+
 // op is one step of the crash workload. Its command id is fixed, so a
 // retry after a crash is answered by the journal's receipt, not done twice.
 type op struct {
@@ -35,7 +40,7 @@ func workload(rng *rand.Rand, ws string, n int, slow bool) []op {
 	var threads []string
 	k := 0
 	pace := func() string {
-		ms := 20 + rng.Intn(120) // drawn either way, so both scripts stay aligned
+		ms := 10 + rng.Intn(70) // drawn either way, so both scripts stay aligned
 		if slow {
 			return fmt.Sprintf("#slow=%dms ", ms)
 		}
@@ -44,7 +49,11 @@ func workload(rng *rand.Rand, ws string, n int, slow bool) []op {
 	for len(ops) < n {
 		k++
 		id := fmt.Sprintf("op%d", k)
-		switch r := rng.Intn(10); {
+		r := rng.Intn(10)
+		if len(threads) >= maxCrashThreads && (r == 0 || r == 6 || r == 7) {
+			r = 1 + rng.Intn(5) // a send instead: the state stops growing in threads
+		}
+		switch {
 		case len(threads) == 0 || r == 0:
 			th := fmt.Sprintf("c%d", k)
 			threads = append(threads, th)
@@ -127,6 +136,7 @@ type runner struct {
 	ops    []op
 	next   int
 	acked  map[string]bool
+	fresh  []string        // acknowledged since the last check
 	answer map[string]bool // request ids answered (acked)
 	// v follows the current host's journal; one subscription per host,
 	// not one per wait: a fresh snapshot each time would make the loop
@@ -134,6 +144,12 @@ type runner struct {
 	v    *view
 	vc   *api.Client
 	seen uint64 // the highest seq a receipt named: the view must reach it
+}
+
+// ack records that the host acknowledged command id.
+func (r *runner) ack(id string) {
+	r.acked[id] = true
+	r.fresh = append(r.fresh, id)
 }
 
 // advance runs ops until the script ends or the host is gone. It returns
@@ -148,7 +164,7 @@ func (r *runner) advance(ctx context.Context, c *api.Client) bool {
 			if err != nil {
 				return false
 			}
-			r.acked[o.id] = true
+			r.ack(o.id)
 			r.seen = max(r.seen, rec.Seq)
 		} else if !r.settle(ctx, c, o.wait) {
 			return false
@@ -165,12 +181,24 @@ type view struct {
 	sub *core.Subscription
 }
 
-func follow(ctx context.Context, c *api.Client) (*view, error) {
-	sub, err := c.Subscribe(ctx, 0)
-	if err != nil {
-		return nil, err
+// follow subscribes to a new host. The first host sends its projection;
+// later ones only the events after the view's seq, so attaching costs the
+// journal's new tail, not its whole size: a fresh projection per restart
+// would make a long loop spend its kill windows copying state.
+func (r *runner) follow(ctx context.Context, c *api.Client) error {
+	var from uint64
+	if r.v != nil {
+		from = r.v.st.Seq + 1
 	}
-	return &view{st: sub.State, sub: sub}, nil
+	sub, err := c.Subscribe(ctx, from)
+	if err != nil {
+		return err
+	}
+	if r.v == nil {
+		r.v = &view{st: sub.State}
+	}
+	r.v.sub, r.vc = sub, c
+	return nil
 }
 
 // next applies the events that arrive within d; false when the host is gone.
@@ -199,11 +227,9 @@ func (v *view) next(d time.Duration) bool {
 // skipped) and resuming what a crash interrupted.
 func (r *runner) settle(ctx context.Context, c *api.Client, thread string) bool {
 	if r.vc != c {
-		v, err := follow(ctx, c)
-		if err != nil {
+		if err := r.follow(ctx, c); err != nil {
 			return false
 		}
-		r.v, r.vc = v, c
 	}
 	v := r.v
 	for v.st.Seq < r.seen {
@@ -247,7 +273,7 @@ func (r *runner) settle(ctx context.Context, c *api.Client, thread string) bool 
 					if err != nil {
 						return false
 					}
-					r.acked[cmd.ID] = true
+					r.ack(cmd.ID)
 					r.seen = max(r.seen, rec.Seq)
 				}
 			}

@@ -79,8 +79,11 @@
 //     node.delta event (Seq 0) and journals the joined text as node.text at
 //     most TextFlushInterval later, at the node's final delta, or before any
 //     other input of the same thread, so journal order equals provider order.
-//   - Snapshots: every DefaultSnapshotEvery events (asynchronously, from a
-//     Clone) and at clean exit when anything changed since the last one.
+//   - Snapshots: once the journal is DefaultSnapshotEvery events past the
+//     newest snapshot, whichever host appended them (asynchronously, from
+//     a Clone), and at clean exit when anything changed since the last one.
+//     Counting from the snapshot rather than from the host's start keeps
+//     recovery short even when hosts keep dying before they reach N.
 //   - Checkpoint files: a run's checkpoint records the files it changed
 //     against the parent commit its capture effect named (the empty tree
 //     when there was none, as `nexus diff` compares), sorted by path, at

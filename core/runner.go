@@ -32,7 +32,10 @@ type RunnerConfig struct {
 	// Exec starts an effect; it must not block. Outcomes come back through
 	// Runner.Observe. Timers are handled by the Runner itself.
 	Exec func(Effect)
-	// SnapshotEvery events (default DefaultSnapshotEvery).
+	// SnapshotEvery: a snapshot is written once the journal is this many
+	// events past the newest snapshot (default DefaultSnapshotEvery),
+	// counting what earlier hosts appended, so a host started after a
+	// crash that left a long tail snapshots at its first commit.
 	SnapshotEvery uint64
 	// Now is the edge clock (default time.Now).
 	Now func() time.Time
@@ -51,7 +54,6 @@ type Runner struct {
 	texts   map[string]*textBuf // attempt/key -> pending delta
 	order   []string            // text buffer keys in arrival order
 	timers  map[*time.Timer]struct{}
-	sinceSn uint64
 	snapSeq uint64 // seq of the newest snapshot written or loaded
 	wg      sync.WaitGroup
 	mu      sync.Mutex // guards timers
@@ -241,7 +243,6 @@ func (r *Runner) commit(answered []*call) error {
 		for _, ev := range rd.Events {
 			r.publish(ev)
 		}
-		r.sinceSn += uint64(len(rd.Events))
 	}
 	for _, e := range rd.Effects {
 		if e.Kind == EffTimer {
@@ -254,8 +255,7 @@ func (r *Runner) commit(answered []*call) error {
 		c.reply <- c.pending
 	}
 	r.k.Advance()
-	if r.sinceSn >= r.cfg.SnapshotEvery {
-		r.sinceSn = 0
+	if r.k.State().Seq-r.snapSeq >= r.cfg.SnapshotEvery {
 		snap := r.k.State().Clone()
 		r.snapSeq = snap.Seq
 		r.wg.Add(1)

@@ -332,3 +332,48 @@ func TestRunnerReadsSeeOnlyDurableState(t *testing.T) {
 		}
 	}
 }
+
+// forgetful is a journal whose host dies before any snapshot lands.
+type forgetful struct{ *MemJournal }
+
+func (forgetful) SaveSnapshot(*State) error { return nil }
+
+// A host started after others left a long tail without a snapshot (they
+// kept dying first) snapshots at once: the count runs from the newest
+// snapshot, not from this host's start, so recovery cannot keep growing.
+func TestRunnerSnapshotsALongInheritedTail(t *testing.T) {
+	j := &MemJournal{}
+	first, err := NewRunner(RunnerConfig{Journal: forgetful{j}, Exec: func(Effect) {}, SnapshotEvery: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- first.Run(ctx) }()
+	for i := range 30 {
+		newThread(t, first, fmt.Sprintf("t%d", i))
+	}
+	cancel()
+	<-done
+	tail := j.Last()
+	if st, _ := j.LoadSnapshot(); st != nil || tail < 30 {
+		t.Fatalf("setup: snapshot %v, %d events; want none and at least 30", st != nil, tail)
+	}
+	second, err := NewRunner(RunnerConfig{Journal: j, Exec: func(Effect) {}, SnapshotEvery: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	go second.Run(ctx)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if st, _ := j.LoadSnapshot(); st != nil && st.Seq >= tail {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no snapshot at or past seq %d from a host that inherited %d events over SnapshotEvery 20", tail, tail)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -46,87 +45,7 @@ func (r *Report) fail(format string, args ...any) {
 // and bbolt's own page consistency check passes. Problems go into the
 // Report; the error is for Verify itself failing (I/O, ctx, closed).
 func (s *Store) Verify(ctx context.Context) (Report, error) {
-	var rep Report
-	var snaps []uint64
-	var metaLast uint64
-	var metaHash [hashSize]byte
-	var metaOK bool
-	err := s.view(func(tx *bolt.Tx) error {
-		if k, _ := tx.Bucket(bucketEvents).Cursor().Last(); len(k) == 8 {
-			rep.LastSeq = seqOf(k)
-		}
-		_ = tx.Bucket(bucketSnapshots).ForEach(func(k, _ []byte) error {
-			if len(k) == 8 {
-				snaps = append(snaps, seqOf(k))
-			}
-			return nil
-		})
-		metaLast, metaHash, metaOK = parseLast(tx.Bucket(bucketMeta).Get(keyLast))
-		return nil
-	})
-	if err != nil {
-		return rep, err
-	}
-
-	st := core.NewState()
-	var lastHash [hashSize]byte
-	check := func(seq uint64) error {
-		if _, ok := slices.BinarySearch(snaps, seq); ok {
-			return s.compareSnapshot(seq, st, &rep)
-		}
-		return nil
-	}
-	err = check(0)
-	if err == nil {
-		var ev core.Event
-		err = s.walk(ctx, 1, true, func(raw *rawEvent) error {
-			seq := raw.seq
-			if err := decodeEvent(raw.data(), &ev); err != nil {
-				return corrupt(seq, "event does not decode: %v", err)
-			}
-			if ev.Seq != seq {
-				return corrupt(seq, "event is stored under seq %d but says %d", seq, ev.Seq)
-			}
-			if err := st.Apply(&ev); err != nil {
-				return corrupt(seq, "%v", err)
-			}
-			rep.Events = seq
-			copy(lastHash[:], raw.hash())
-			return check(seq)
-		})
-	}
-	var ce *CorruptError
-	switch {
-	case errors.As(err, &ce):
-		rep.FirstBad = max(ce.Seq, 1)
-		rep.fail("seq %d: %s", rep.FirstBad, ce.Reason)
-	case err != nil:
-		return rep, err
-	}
-
-	switch {
-	case !metaOK:
-		rep.fail("meta/last is malformed")
-	case metaLast > rep.LastSeq && rep.FirstBad == 0:
-		rep.FirstBad = rep.LastSeq + 1
-		rep.fail("meta says the last seq is %d but the events end at %d", metaLast, rep.LastSeq)
-	case rep.FirstBad == 0 && (metaLast != rep.Events || metaHash != lastHash):
-		rep.fail("meta (last seq %d) disagrees with the last event (%d)", metaLast, rep.Events)
-	}
-	for _, seq := range snaps {
-		if !slices.Contains(rep.Snapshots, seq) && !slices.Contains(rep.BadSnapshots, seq) {
-			rep.BadSnapshots = append(rep.BadSnapshots, seq)
-			rep.fail("snapshot %d covers events that did not verify", seq)
-		}
-	}
-	if err := s.checkPages(&rep); err != nil {
-		return rep, err
-	}
-	rep.OK = rep.Reason == ""
-	if rep.OK {
-		rep.Reason = "ok"
-	}
-	return rep, nil
+	return NewVerifier().Check(ctx, s, nil)
 }
 
 // compareSnapshot checks the stored snapshot at seq against the replayed
