@@ -38,8 +38,9 @@ stream_max_retries = 0
 
 // TestCodexCLI drives the real `codex app-server` (pinned in pinnedCLIs)
 // against the fake Responses API: a text turn with usage, approvals
-// allowed and denied, a steer in place, an interrupt mid-turn, and the
-// next turn in a new nexus process resuming the same Codex thread.
+// allowed and denied, a steer in place, an interrupt mid-turn, the next
+// turn in a new nexus process resuming the same Codex thread, kill -9
+// mid-turn, a fork, and a rollback that reverts the Codex thread itself.
 func TestCodexCLI(t *testing.T) {
 	needCLI(t, "codex")
 	m := startFakeModel(t, responsesAPI)
@@ -158,5 +159,22 @@ func TestCodexCLI(t *testing.T) {
 	}
 	if refs := nativeRefs(e, fork); len(refs) != 1 || refs[0] == before[0] {
 		t.Errorf("the fork's codex thread %v, want one of its own (the source's is %v)", refs, before)
+	}
+
+	// Rollback to run 1 reverts the Codex thread itself (thread/revert):
+	// the same native thread, whose own history no longer holds run 2 on.
+	if out := e.must("send", th, "history"); !strings.Contains(out, "touch allowed.txt") {
+		t.Fatalf("before the rollback Codex's history is %q: want the later runs in it", out)
+	}
+	e.must("rollback", th, "--to-run", "1")
+	if _, err := os.Stat(filepath.Join(e.ws, "allowed.txt")); err == nil {
+		t.Errorf("allowed.txt, written by run 2, survived the rollback to run 1")
+	}
+	out = e.must("send", th, "history")
+	if !strings.Contains(out, "history: hello") || strings.Contains(out, "allowed.txt") || strings.Contains(out, "recall") {
+		t.Errorf("after the rollback Codex's own history is %q: want run 1 only", out)
+	}
+	if refs := nativeRefs(e, th); len(refs) != 1 || refs[0] != before[0] {
+		t.Errorf("native refs after the rollback %v, want the same Codex thread %v, reverted", refs, before)
 	}
 }

@@ -13,6 +13,8 @@ package main
 //	"todo"        a todo list tool call
 //	"recall"      "first: <the first user text of the conversation>",
 //	              which shows whether a resumed session kept its history
+//	"history"     "history: <every earlier user text, joined by | >",
+//	              which shows what the agent's own conversation holds
 //	"...slow..."  40 chunks 150 ms apart, for interrupts and steering
 //	anything else "echo: TEXT"
 
@@ -70,9 +72,10 @@ type reply struct {
 	Arg    string
 }
 
-// script picks the reply; first is the first user text of the request,
-// result the output of the tool call the request answers ("" if none).
-func script(text, first string, hasResult bool, result string) reply {
+// script picks the reply; users are the user texts of the request in
+// order (the last is text), result the output of the tool call the
+// request answers ("" if none).
+func script(text string, users []string, hasResult bool, result string) reply {
 	t := strings.TrimSpace(text)
 	switch {
 	case hasResult:
@@ -83,8 +86,10 @@ func script(text, first string, hasResult bool, result string) reply {
 		return reply{Tool: "ask", Arg: strings.TrimPrefix(t, "ask: ")}
 	case t == "todo":
 		return reply{Tool: "todo"}
-	case t == "recall":
-		return reply{Chunks: []string{"first: ", first}}
+	case t == "recall" && len(users) > 0:
+		return reply{Chunks: []string{"first: ", users[0]}}
+	case t == "history":
+		return reply{Chunks: []string{"history: ", strings.Join(users[:max(len(users)-1, 0)], " | ")}}
 	case strings.Contains(t, "slow"):
 		var cs []string
 		for i := 0; i < 40; i++ {
@@ -142,7 +147,8 @@ func anthropicAPI(m *fakeModel) http.Handler {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		text, first, result, hasResult := "", "", "", false
+		text, result, hasResult := "", "", false
+		var users []string
 		for i, msg := range req.Messages {
 			if msg.Role != "user" {
 				continue
@@ -150,9 +156,7 @@ func anthropicAPI(m *fakeModel) http.Handler {
 			for _, b := range anthropicBlocks(msg.Content) {
 				if b.Type == "text" && !strings.HasPrefix(strings.TrimSpace(b.Text), "<") {
 					text = b.Text
-					if first == "" {
-						first = b.Text
-					}
+					users = append(users, b.Text)
 				}
 				if i == len(req.Messages)-1 && b.Type == "tool_result" {
 					hasResult, result = true, anthropicResult(b.Content)
@@ -160,7 +164,7 @@ func anthropicAPI(m *fakeModel) http.Handler {
 			}
 		}
 		m.saw(text)
-		rp := script(text, first, hasResult, result)
+		rp := script(text, users, hasResult, result)
 		if !req.Stream {
 			anthropicJSON(w, req.Model, rp)
 			return
@@ -291,7 +295,8 @@ func responsesAPI(m *fakeModel) http.Handler {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		text, first, result, hasResult := "", "", "", false
+		text, result, hasResult := "", "", false
+		var users []string
 		for i, it := range req.Input {
 			if it.Type == "message" && it.Role == "user" {
 				var parts []struct {
@@ -302,9 +307,7 @@ func responsesAPI(m *fakeModel) http.Handler {
 				for _, p := range parts {
 					if p.Type == "input_text" && !strings.HasPrefix(strings.TrimSpace(p.Text), "<") {
 						text = p.Text
-						if first == "" {
-							first = p.Text
-						}
+						users = append(users, p.Text)
 					}
 				}
 			}
@@ -322,7 +325,7 @@ func responsesAPI(m *fakeModel) http.Handler {
 		for _, tl := range req.Tools {
 			tools[tl.Name] = true
 		}
-		responsesStream(newSSE(w), script(text, first, hasResult, result), tools)
+		responsesStream(newSSE(w), script(text, users, hasResult, result), tools)
 	})
 }
 
@@ -411,7 +414,8 @@ func geminiAPI(m *fakeModel) http.Handler {
 			json.NewEncoder(w).Encode(geminiChunk([]any{map[string]any{"text": string(b)}}, "STOP"))
 			return
 		}
-		text, first, result, hasResult := "", "", "", false
+		text, result, hasResult := "", "", false
+		var users []string
 		for i, c := range req.Contents {
 			if c.Role != "user" {
 				continue
@@ -419,9 +423,7 @@ func geminiAPI(m *fakeModel) http.Handler {
 			for _, p := range c.Parts {
 				if p.Text != "" && !strings.HasPrefix(strings.TrimSpace(p.Text), "<") {
 					text = p.Text
-					if first == "" {
-						first = p.Text
-					}
+					users = append(users, p.Text)
 				}
 				if i == len(req.Contents)-1 && p.FunctionResponse != nil {
 					b, _ := json.Marshal(p.FunctionResponse.Response)
@@ -430,7 +432,7 @@ func geminiAPI(m *fakeModel) http.Handler {
 			}
 		}
 		m.saw(text)
-		rp := script(text, first, hasResult, result)
+		rp := script(text, users, hasResult, result)
 		if method != "streamGenerateContent" {
 			w.Header().Set("Content-Type", "application/json")
 			json.NewEncoder(w).Encode(geminiChunk(geminiParts(rp, strings.Join(rp.Chunks, "")), "STOP"))

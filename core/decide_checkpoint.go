@@ -175,6 +175,9 @@ func (t *tx) rollbackProvider(th *Thread, n int) string {
 	case th.Caps.PTY:
 		return "provider: a terminal keeps no conversation; its screen is left as it is"
 	}
+	if detail := t.revertNative(th, n); detail != "" {
+		return detail
+	}
 	old := ""
 	if pt := t.st.ProviderThreads[th.ID+"/"+th.Provider]; pt != nil && pt.Available {
 		c := *pt
@@ -194,6 +197,44 @@ func (t *tx) rollbackProvider(th *Thread, n int) string {
 	t.emit(EvHandoffRecorded, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Handoff: &h}})
 	return fmt.Sprintf("provider: %s's conversation set aside; the next turn starts a new one from the history up to run %d (%s)",
 		th.Provider, n, h.ID)
+}
+
+// revertNative asks a provider that can revert its own conversation
+// (Caps.Rollback) to drop the native turns of the runs after n: the first
+// of them is recorded on the provider thread, the live session stopped,
+// and the next turn resumes the conversation and reverts it before it
+// starts. It returns "" when that cannot apply (no such capability, no
+// available provider thread, no native turn recorded after run n), and
+// the rollback sets the conversation aside instead.
+func (t *tx) revertNative(th *Thread, n int) string {
+	pt := t.st.ProviderThreads[th.ID+"/"+th.Provider]
+	if !th.Caps.Rollback || pt == nil || !pt.Available || pt.NativeRef == "" {
+		return ""
+	}
+	turn := ""
+	for _, r := range t.st.RunsOf(th.ID) {
+		if r.Ordinal <= n || r.Status == RunRolledBack {
+			continue
+		}
+		for _, a := range t.st.AttemptsOf(r.ID) {
+			if a.NativeTurn != "" {
+				turn = a.NativeTurn
+				break
+			}
+		}
+		if turn != "" {
+			break
+		}
+	}
+	if turn == "" {
+		return ""
+	}
+	c := *pt
+	c.RevertBefore = turn
+	t.emit(EvProviderThread, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{ProviderThread: &c}})
+	t.stopSession(th.ID, "rolled back to run "+itoa(n))
+	return fmt.Sprintf("provider: %s reverts its conversation %s to before turn %s (the runs after run %d) when the next turn starts",
+		th.Provider, c.NativeRef, turn, n)
 }
 
 func (t *tx) putOp(op Operation) {

@@ -233,6 +233,8 @@ func capsFrom(s string) Capabilities {
 			c.Interrupt = true
 		case "durable":
 			c.DurableRequests = true
+		case "rollback":
+			c.Rollback = true
 		case "all":
 			c = Capabilities{Steer: true, Interrupt: true, Resume: true, Fork: true, Approvals: true,
 				UserInput: true, Plans: true, Subagents: true, DurableRequests: true}
@@ -284,6 +286,15 @@ func describe(ev *Event) string {
 		}
 	case p.Attempt != nil:
 		s += fmt.Sprintf(" %s %s reason=%s", p.Attempt.ID, p.Attempt.Status, p.Attempt.Reason)
+		if p.Attempt.NativeTurn != "" {
+			s += " native-turn=" + p.Attempt.NativeTurn
+		}
+	case p.ProviderThread != nil && (p.ProviderThread.RevertBefore != "" || !p.ProviderThread.Available):
+		pt := p.ProviderThread
+		s += fmt.Sprintf(" %s ref=%s available=%v", pt.ID, pt.NativeRef, pt.Available)
+		if pt.RevertBefore != "" {
+			s += " revert-before=" + pt.RevertBefore
+		}
 	case p.Node != nil:
 		s += fmt.Sprintf(" %s %s %s parent=%s", p.Node.ID, p.Node.Kind, p.Node.Status, p.Node.Parent)
 	case p.Request != nil:
@@ -356,6 +367,9 @@ func describeEffect(e *Effect) string {
 		s += fmt.Sprintf(" reason=%s instruction=%q users=%d", e.Turn.Reason, e.Turn.Instruction, e.Turn.UserMessages)
 		if e.Turn.NativeRef != "" {
 			s += " resume=" + e.Turn.NativeRef
+		}
+		if e.Turn.RevertBefore != "" {
+			s += " revert-before=" + e.Turn.RevertBefore
 		}
 		if len(e.Turn.LLM) > 0 || len(e.Turn.Steps) > 0 {
 			s += fmt.Sprintf(" journaled-llm=%d journaled-steps=%d", len(e.Turn.LLM), len(e.Turn.Steps))

@@ -37,6 +37,11 @@ func (t *tx) observe(o *Observation) {
 	switch o.Kind {
 	case ObsTurnStarted:
 		t.setSession(r.Thread, SessRunning, "", r.ID)
+		if o.Text != "" && a.NativeTurn == "" {
+			c := *a
+			c.NativeTurn = o.Text
+			t.putAttempt(c)
+		}
 	case ObsText:
 		n := t.nodeByKey(a, o.Key)
 		if n == nil {

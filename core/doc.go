@@ -105,14 +105,20 @@
 //     write_file and edit_file steps as before: "d.txt (write_file)".
 //   - Rollback's provider step: the built-in agent (DurableRequests: its
 //     context is the journal) needs nothing, rolled-back runs simply
-//     leave its context; a terminal (PTY) keeps no conversation. Every
-//     other agent holds the later runs in a conversation of its own, so
-//     the rollback sets it aside: the provider thread is marked
-//     unavailable, the live session stopped, and a full_thread_summary
-//     handoff records the history up to the run, which the next turn
-//     starts a new conversation from. Codex's thread/revert and Claude
-//     Code's rewind would keep the same conversation; they are not wired,
-//     and the replacement is correct for every agent.
+//     leave its context; a terminal (PTY) keeps no conversation. An agent
+//     that can revert its own conversation (Caps.Rollback: Codex's
+//     thread/revert) keeps it: the first native turn after the run
+//     (Attempt.NativeTurn, reported with turn.started) is recorded as the
+//     provider thread's RevertBefore, the live session stopped, and the
+//     next turn reverts the resumed conversation before it starts; the
+//     provider's next native ref clears it, and a refused revert is a
+//     failed resume (handoff, new conversation). Every other agent holds
+//     the later runs in a conversation of its own, so the rollback sets it
+//     aside: the provider thread is marked unavailable, the live session
+//     stopped, and a full_thread_summary handoff records the history up to
+//     the run, which the next turn starts a new conversation from. Claude
+//     Code's stream-json has no conversation rewind (rewind_files only
+//     restores files), so it gets the replacement.
 //   - Runtime capability downgrade: a provider reports an effect its
 //     installed version cannot do with status EffUnsupported. For a steer
 //     the thread's Steer capability is cleared (journaled; it holds until

@@ -68,6 +68,10 @@ type Turn struct {
 	// thread id, claude session id, ACP session id), when one is known and
 	// available.
 	NativeRef string `json:"nativeRef,omitempty"`
+	// RevertBefore: before this turn, revert the resumed conversation to
+	// before this native turn (a rollback's provider step); on failure
+	// start a new conversation from Messages instead.
+	RevertBefore string `json:"revertBefore,omitempty"`
 	// Handoff and Transfer are the journaled texts this run brings with it
 	// (a provider-switch handoff, a merge-back delta); they are also the
 	// last messages before the run's own in Messages. A session that holds

@@ -16,7 +16,7 @@ type Input struct {
 
 // Observation kinds, reported by providers and effect executors.
 const (
-	ObsTurnStarted   = "turn.started"   // provider accepted the turn
+	ObsTurnStarted   = "turn.started"   // provider accepted the turn (Text: its native turn id, if any)
 	ObsText          = "text"           // assistant text delta (Key: node key)
 	ObsNode          = "node"           // a node started or changed (Key, NodeKind, Status, Title, Text, Parent)
 	ObsPlan          = "plan"           // todo list replaced (Items); Key PlanKeyProposed: a proposed plan

@@ -74,6 +74,8 @@ type Capabilities struct {
 	Interrupt bool `json:"interrupt" msgpack:"in,omitempty"`
 	Resume    bool `json:"resume" msgpack:"re,omitempty"`
 	Fork      bool `json:"fork" msgpack:"fo,omitempty"`
+	// Rollback: the provider can revert its own conversation to before a
+	// native turn (Codex thread/revert); see ProviderThread.RevertBefore.
 	Rollback  bool `json:"rollback" msgpack:"rb,omitempty"`
 	Approvals bool `json:"approvals" msgpack:"ap,omitempty"`
 	UserInput bool `json:"userInput" msgpack:"ui,omitempty"`
@@ -176,6 +178,10 @@ type Attempt struct {
 	Session   string `json:"session,omitempty" msgpack:"se,omitempty"`
 	StartedAt int64  `json:"startedAt" msgpack:"sa"`
 	EndedAt   int64  `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
+	// NativeTurn is the provider's own id of the turn this attempt ran
+	// (a Codex turn id), the first it reported: a native rollback reverts
+	// the conversation to before it.
+	NativeTurn string `json:"nativeTurn,omitempty" msgpack:"nt,omitempty"`
 }
 
 // Node is an execution graph node under an attempt.
@@ -264,6 +270,11 @@ type ProviderThread struct {
 	Provider  string `json:"provider" msgpack:"pr"`
 	NativeRef string `json:"nativeRef,omitempty" msgpack:"nr,omitempty"`
 	Available bool   `json:"available" msgpack:"av"`
+	// RevertBefore is a native turn a rollback removed, with every later
+	// one: the provider reverts its conversation to before it when the
+	// thread's next turn starts, then reports the ref again, which clears
+	// it (Capabilities.Rollback).
+	RevertBefore string `json:"revertBefore,omitempty" msgpack:"rv,omitempty"`
 }
 
 // Handoff is the auditable text injected when switching provider.

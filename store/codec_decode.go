@@ -186,6 +186,8 @@ func decAttempt(r *reader) *core.Attempt {
 			v.StartedAt = r.int()
 		case "ea":
 			v.EndedAt = r.int()
+		case "nt":
+			v.NativeTurn = r.str()
 		default:
 			r.skip()
 		}

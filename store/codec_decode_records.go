@@ -97,6 +97,8 @@ func decProviderThread(r *reader) *core.ProviderThread {
 			v.NativeRef = r.str()
 		case "av":
 			v.Available = r.bool()
+		case "rv":
+			v.RevertBefore = r.str()
 		default:
 			r.skip()
 		}

@@ -101,6 +101,7 @@ func encAttempt(e *enc, a *core.Attempt) {
 	o.strOmit("se", a.Session)
 	o.int("sa", a.StartedAt)
 	o.intOmit("ea", a.EndedAt)
+	o.strOmit("nt", a.NativeTurn)
 	o.end()
 }
 
@@ -205,6 +206,7 @@ func encProviderThread(e *enc, p *core.ProviderThread) {
 	o.str("pr", p.Provider)
 	o.strOmit("nr", p.NativeRef)
 	o.bool("av", p.Available)
+	o.strOmit("rv", p.RevertBefore)
 	o.end()
 }
 

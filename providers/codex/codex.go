@@ -14,9 +14,11 @@ import (
 // Caps is what `codex app-server` can do: turn/steer folds a message into
 // the running turn, turn/interrupt ends it, thread/resume continues a
 // thread from a new process, approvals (commands, file changes) and
-// requestUserInput become requests, turn/plan/updated the todo list.
-// thread/fork and thread/revert are not wired yet.
-var Caps = core.Capabilities{Steer: true, Interrupt: true, Resume: true, Approvals: true, UserInput: true, Plans: true}
+// requestUserInput become requests, turn/plan/updated the todo list,
+// thread/revert drops a rolled-back run's turns. thread/fork is not wired
+// yet: a fork starts a new Codex thread with the history.
+var Caps = core.Capabilities{Steer: true, Interrupt: true, Resume: true, Rollback: true, Approvals: true, UserInput: true,
+	Plans: true}
 
 // Install is the advice when the CLI is missing.
 const Install = "install Codex: npm install -g @openai/codex"

@@ -29,6 +29,15 @@ func fake(t *testing.T, script string, set agentproc.Settings) (providers.Provid
 	return p, sink, log
 }
 
+// stopAndCheck stops the session and checks the scripted agent saw every
+// frame it expected.
+func stopAndCheck(t *testing.T, p providers.Provider, sink *agenttest.Sink, log string) {
+	t.Helper()
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	agenttest.Log(t, log)
+}
+
 func effect(kind, key string, attempt int) core.Effect {
 	run := "t1/" + string(rune('0'+attempt))
 	return core.Effect{Key: key, Kind: kind, Thread: "t1", Run: run, Attempt: run + "/a1", Provider: "codex"}
@@ -93,9 +102,7 @@ func TestTurnsApprovalPlanSteerQuestionInterrupt(t *testing.T) {
 			t.Errorf("steer effect = %+v", o)
 		}
 	}
-	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
-	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-	agenttest.Log(t, log)
+	stopAndCheck(t, p, sink, log)
 }
 
 func TestResumeAndMissingSteer(t *testing.T) {
@@ -117,9 +124,7 @@ func TestResumeAndMissingSteer(t *testing.T) {
 	if end.Status != core.AttemptFailed || !strings.Contains(end.Error, "stream disconnected before completion") {
 		t.Fatalf("turn ended %+v", end)
 	}
-	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
-	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-	agenttest.Log(t, log)
+	stopAndCheck(t, p, sink, log)
 }
 
 func TestLifecycleFailures(t *testing.T) {
@@ -144,4 +149,40 @@ func TestLifecycleFailures(t *testing.T) {
 			sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
 		})
 	}
+}
+
+// A rollback's pending revert: the resumed thread is reverted to before
+// the first removed turn (thread/revert), the turn starts on the same
+// thread, and its id is reported for the next rollback.
+func TestRevertBeforeTheNextTurn(t *testing.T) {
+	p, sink, log := fake(t, "revert.txt", agentproc.Settings{})
+	e := agenttest.StartTurn("t1", "codex", "next")
+	e.Turn.NativeRef, e.Turn.RevertBefore = "th-old", "tu-2"
+	p.Handle(e)
+	ref := sink.Wait(t, wait, "the native ref", agenttest.Kind(core.ObsNativeRef))
+	if ref.Text != "th-old" {
+		t.Fatalf("native ref after the revert = %q, want the same thread th-old", ref.Text)
+	}
+	if st := sink.Wait(t, wait, "turn started", agenttest.Kind(core.ObsTurnStarted)); st.Text != "tu-9" {
+		t.Fatalf("turn started with native turn %q, want tu-9", st.Text)
+	}
+	stopAndCheck(t, p, sink, log)
+}
+
+// A codex that cannot revert: the thread is told (resume failed, so the
+// kernel records the history handoff) and a new thread gets the history.
+func TestRevertRefusedStartsANewThread(t *testing.T) {
+	p, sink, log := fake(t, "revert_refused.txt", agentproc.Settings{})
+	e := agenttest.StartTurn("t1", "codex", "next")
+	e.Turn.NativeRef, e.Turn.RevertBefore = "th-old", "tu-2"
+	p.Handle(e)
+	failed := sink.Wait(t, wait, "the refused revert", agenttest.Kind(core.ObsResumeFailed))
+	if !strings.Contains(failed.Text, "could not revert thread th-old to before turn tu-2") {
+		t.Fatalf("resume failure = %q", failed.Text)
+	}
+	if ref := sink.Wait(t, wait, "the native ref", agenttest.Kind(core.ObsNativeRef)); ref.Text != "th-new" {
+		t.Fatalf("native ref = %q, want the new thread th-new", ref.Text)
+	}
+	sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	stopAndCheck(t, p, sink, log)
 }

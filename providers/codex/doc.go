@@ -31,13 +31,22 @@
 // Steering is turn/steer {expectedTurnId} (Caps.Steer): the same turn
 // takes the new input. Interrupt is turn/interrupt.
 //
+// Rollback (Caps.Rollback): every turn/start's turn id is reported with
+// turn.started and journaled on the attempt. Rolling a thread back to run
+// N records the first removed turn on the provider thread; the next turn
+// resumes the thread, calls thread/revert {threadId, beforeTurnId} and
+// starts on the same, shortened thread. A refused revert is reported as a
+// failed resume (the kernel records the history handoff) and a new thread
+// is started with the history up to run N.
+//
 // Versions: a method the installed Codex does not know answers -32601.
 // Then nexus degrades and says so on the thread: no turn/steer → the
 // steer effect ends core.EffUnsupported, and the kernel clears the
 // thread's Steer capability and restarts the run with the message (later
 // messages restart too); no turn/interrupt →
 // the process is stopped, which ends the turn; no thread/resume → a new
-// thread with the history. thread/fork and thread/revert are not wired.
+// thread with the history; no thread/revert → the same. thread/fork is
+// not wired: a fork starts a new thread with the history up to its run.
 //
 // Malformed output: session.line maps one stdout line with no process
 // behind it (replies go to a lineWriter), and FuzzCodexFrames drives it

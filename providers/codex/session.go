@@ -131,7 +131,7 @@ func (s *session) startTurn(e core.Effect) {
 		s.turnID = out.Turn.ID
 	}
 	s.mu.Unlock()
-	turn.Obs(core.Observation{Kind: core.ObsTurnStarted})
+	turn.Obs(core.Observation{Kind: core.ObsTurnStarted, Text: out.Turn.ID})
 }
 
 // ensure starts the app-server and opens the thread: resumed by its
@@ -142,8 +142,15 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 		select {
 		case <-s.gone:
 		default:
+			r, th := s.rpc, s.threadID
 			s.mu.Unlock()
-			return true, nil
+			if e.Turn == nil || e.Turn.RevertBefore == "" {
+				return true, nil
+			}
+			if ok, err := s.revert(r, th, e.Turn.RevertBefore, turn); err != nil || ok {
+				return ok, err
+			}
+			return s.startThread(r, e, "")
 		}
 	}
 	s.mu.Unlock()
@@ -164,12 +171,27 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 		}
 		if res.Error == nil {
 			s.setThread(res.Result)
-			return true, nil
+			if e.Turn == nil || e.Turn.RevertBefore == "" {
+				return true, nil
+			}
+			if ok, err := s.revert(r, ref, e.Turn.RevertBefore, turn); err != nil || ok {
+				return ok, err
+			}
+		} else {
+			turn.Obs(core.Observation{Kind: core.ObsResumeFailed, Text: fmt.Sprintf(
+				"could not resume Codex thread %s (%v); starting a new thread with the history nexus recorded", ref, res.Error)})
 		}
-		turn.Obs(core.Observation{Kind: core.ObsResumeFailed, Text: fmt.Sprintf(
-			"could not resume Codex thread %s (%v); starting a new thread with the history nexus recorded", ref, res.Error)})
 	}
+	return s.startThread(r, e, dir)
+}
+
+// startThread opens a new Codex thread (history false: the turn brings
+// the whole conversation).
+func (s *session) startThread(r *rpc, e core.Effect, dir string) (bool, error) {
 	params := map[string]any{}
+	if dir == "" && e.Turn != nil {
+		dir = e.Turn.Workspace
+	}
 	if dir != "" {
 		params["cwd"] = dir
 	}
@@ -184,6 +206,24 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 		return false, fmt.Errorf("%s refused thread/start: %v", s.cfg.Name, res.Error)
 	}
 	s.setThread(res.Result)
+	return false, nil
+}
+
+// revert drops a rolled-back run's turns from the resumed thread:
+// thread/revert {threadId, beforeTurnId}. ok false: Codex refused (an
+// older version without the method, a turn it no longer has), which the
+// thread is told, and ensure starts a new thread with the history instead.
+func (s *session) revert(r *rpc, ref, before string, turn *agentproc.Turn) (bool, error) {
+	res, ok := <-r.call("thread/revert", map[string]any{"threadId": ref, "beforeTurnId": before})
+	if !ok {
+		return false, s.exitErr("during thread/revert")
+	}
+	if res.Error == nil {
+		return true, nil
+	}
+	turn.Obs(core.Observation{Kind: core.ObsResumeFailed, Text: fmt.Sprintf(
+		"Codex could not revert thread %s to before turn %s (%v); starting a new thread with the history up to the rollback",
+		ref, before, res.Error)})
 	return false, nil
 }
 
