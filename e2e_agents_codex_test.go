@@ -40,7 +40,8 @@ stream_max_retries = 0
 // against the fake Responses API: a text turn with usage, approvals
 // allowed and denied, a steer in place, an interrupt mid-turn, the next
 // turn in a new nexus process resuming the same Codex thread, kill -9
-// mid-turn, a fork, and a rollback that reverts the Codex thread itself.
+// mid-turn, a native fork, and a rollback that reverts the Codex thread
+// itself.
 func TestCodexCLI(t *testing.T) {
 	needCLI(t, "codex")
 	m := startFakeModel(t, responsesAPI)
@@ -150,12 +151,12 @@ func TestCodexCLI(t *testing.T) {
 		t.Errorf("native refs after the crash %v, want the same one %v", refs, before)
 	}
 
-	// A fork at run 1 is a Codex thread of its own that knows run 1 and
-	// nothing after it.
+	// A fork at run 1 is a Codex fork (thread/fork) of the thread through
+	// run 1's turn: its own history holds run 1 and nothing after it.
 	fork := e.must("thread", "fork", th, "--run", "1")
-	out = e.must("send", fork, "what came before?")
-	if !strings.Contains(out, "user: hello") || strings.Contains(out, "allowed.txt") {
-		t.Errorf("the fork was given %q: want run 1 and nothing later", out)
+	out = e.must("send", fork, "history")
+	if !strings.HasPrefix(out, "history: hello") || strings.Contains(out, "allowed.txt") {
+		t.Errorf("the forked Codex thread's history is %q: want run 1 and nothing later", out)
 	}
 	if refs := nativeRefs(e, fork); len(refs) != 1 || refs[0] == before[0] {
 		t.Errorf("the fork's codex thread %v, want one of its own (the source's is %v)", refs, before)

@@ -96,7 +96,7 @@ func (st *State) TurnFor(r *Run, reason string) *Turn {
 	}
 	if th := st.Threads[r.Thread]; th != nil {
 		if pt := st.ProviderThreads[r.Thread+"/"+th.Provider]; pt != nil && pt.Available {
-			t.NativeRef, t.RevertBefore = pt.NativeRef, pt.RevertBefore
+			t.NativeRef, t.RevertBefore, t.ForkOf, t.ForkAt = pt.NativeRef, pt.RevertBefore, pt.ForkOf, pt.ForkAt
 		}
 		t.Policy = Policy{Allow: append([]string(nil), th.Allow...), BudgetUSD: th.BudgetUSD, MaxTokens: th.MaxTokens,
 			SpentUSD: th.CostUSD, SpentTokens: th.TokensIn + th.TokensOut}

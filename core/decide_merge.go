@@ -203,6 +203,9 @@ func (t *tx) resumeFailed(r *Run, a *Attempt, o *Observation) {
 		c := *pt
 		c.Available = false
 		old = c.NativeRef
+		if old == "" && c.ForkOf != "" {
+			old = "forked from " + c.ForkOf
+		}
 		t.emit(EvProviderThread, Event{Thread: r.Thread, Correlation: r.ID, Payload: Payload{ProviderThread: &c}})
 	}
 	var b strings.Builder

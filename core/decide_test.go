@@ -235,6 +235,8 @@ func capsFrom(s string) Capabilities {
 			c.DurableRequests = true
 		case "rollback":
 			c.Rollback = true
+		case "fork":
+			c.Fork = true
 		case "all":
 			c = Capabilities{Steer: true, Interrupt: true, Resume: true, Fork: true, Approvals: true,
 				UserInput: true, Plans: true, Subagents: true, DurableRequests: true}
@@ -289,11 +291,14 @@ func describe(ev *Event) string {
 		if p.Attempt.NativeTurn != "" {
 			s += " native-turn=" + p.Attempt.NativeTurn
 		}
-	case p.ProviderThread != nil && (p.ProviderThread.RevertBefore != "" || !p.ProviderThread.Available):
+	case p.ProviderThread != nil && (p.ProviderThread.RevertBefore != "" || p.ProviderThread.ForkOf != "" || !p.ProviderThread.Available):
 		pt := p.ProviderThread
 		s += fmt.Sprintf(" %s ref=%s available=%v", pt.ID, pt.NativeRef, pt.Available)
 		if pt.RevertBefore != "" {
 			s += " revert-before=" + pt.RevertBefore
+		}
+		if pt.ForkOf != "" {
+			s += " fork-of=" + pt.ForkOf + "@" + pt.ForkAt
 		}
 	case p.Node != nil:
 		s += fmt.Sprintf(" %s %s %s parent=%s", p.Node.ID, p.Node.Kind, p.Node.Status, p.Node.Parent)
@@ -370,6 +375,9 @@ func describeEffect(e *Effect) string {
 		}
 		if e.Turn.RevertBefore != "" {
 			s += " revert-before=" + e.Turn.RevertBefore
+		}
+		if e.Turn.ForkOf != "" {
+			s += " fork-of=" + e.Turn.ForkOf + "@" + e.Turn.ForkAt
 		}
 		if len(e.Turn.LLM) > 0 || len(e.Turn.Steps) > 0 {
 			s += fmt.Sprintf(" journaled-llm=%d journaled-steps=%d", len(e.Turn.LLM), len(e.Turn.Steps))

@@ -75,10 +75,36 @@ func (t *tx) fork(c *Command) *Rejection {
 		th.Workspace, th.Worktree, th.Repo = c.Worktree, c.Worktree, c.Repo
 	}
 	t.putThread(th)
+	t.forkNative(src, &th, point)
 	tr := Transfer{ID: th.ID + "/fork", Kind: "fork", From: src.ID, To: th.ID, Run: point, Status: "resolved"}
 	t.emit(EvTransferUpdated, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Transfer: &tr}})
 	t.receipt.Thread, t.receipt.Ordinal = th.ID, point
 	return nil
+}
+
+// forkNative gives a fork of a thread whose provider can fork its own
+// conversation (Caps.Fork) a provider thread to be forked from the
+// source's through the last native turn of run point; without one (no
+// capability, no available conversation, no turn recorded) the fork's
+// first turn starts a new conversation with the history, as for any agent.
+func (t *tx) forkNative(src, th *Thread, point int) {
+	pt := t.st.ProviderThreads[src.ID+"/"+src.Provider]
+	r := t.st.RunByOrdinal(src.ID, point)
+	if !src.Caps.Fork || pt == nil || !pt.Available || pt.NativeRef == "" || r == nil {
+		return
+	}
+	turn := ""
+	for _, a := range t.st.AttemptsOf(r.ID) {
+		if a.NativeTurn != "" {
+			turn = a.NativeTurn
+		}
+	}
+	if turn == "" {
+		return
+	}
+	f := ProviderThread{ID: th.ID + "/" + th.Provider, Thread: th.ID, Provider: th.Provider, Available: true,
+		ForkOf: pt.NativeRef, ForkAt: turn}
+	t.emit(EvProviderThread, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{ProviderThread: &f}})
 }
 
 // switchProvider moves a thread to another provider between runs and

@@ -72,6 +72,11 @@ type Turn struct {
 	// before this native turn (a rollback's provider step); on failure
 	// start a new conversation from Messages instead.
 	RevertBefore string `json:"revertBefore,omitempty"`
+	// ForkOf and ForkAt: with no NativeRef, open the conversation by
+	// forking ForkOf through its turn ForkAt; on failure start a new one
+	// from Messages.
+	ForkOf string `json:"forkOf,omitempty"`
+	ForkAt string `json:"forkAt,omitempty"`
 	// Handoff and Transfer are the journaled texts this run brings with it
 	// (a provider-switch handoff, a merge-back delta); they are also the
 	// last messages before the run's own in Messages. A session that holds

@@ -73,7 +73,9 @@ type Capabilities struct {
 	Steer     bool `json:"steer" msgpack:"st,omitempty"`
 	Interrupt bool `json:"interrupt" msgpack:"in,omitempty"`
 	Resume    bool `json:"resume" msgpack:"re,omitempty"`
-	Fork      bool `json:"fork" msgpack:"fo,omitempty"`
+	// Fork: the provider can fork its own conversation through a native
+	// turn (Codex thread/fork); see ProviderThread.ForkOf.
+	Fork bool `json:"fork" msgpack:"fo,omitempty"`
 	// Rollback: the provider can revert its own conversation to before a
 	// native turn (Codex thread/revert); see ProviderThread.RevertBefore.
 	Rollback  bool `json:"rollback" msgpack:"rb,omitempty"`
@@ -275,6 +277,12 @@ type ProviderThread struct {
 	// thread's next turn starts, then reports the ref again, which clears
 	// it (Capabilities.Rollback).
 	RevertBefore string `json:"revertBefore,omitempty" msgpack:"rv,omitempty"`
+	// ForkOf and ForkAt: a fork's conversation not opened yet, to be
+	// forked natively from the source's conversation ForkOf through its
+	// turn ForkAt (Capabilities.Fork: Codex thread/fork) at the first
+	// turn; its native ref replaces them.
+	ForkOf string `json:"forkOf,omitempty" msgpack:"fk,omitempty"`
+	ForkAt string `json:"forkAt,omitempty" msgpack:"fa,omitempty"`
 }
 
 // Handoff is the auditable text injected when switching provider.

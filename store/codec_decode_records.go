@@ -99,6 +99,10 @@ func decProviderThread(r *reader) *core.ProviderThread {
 			v.Available = r.bool()
 		case "rv":
 			v.RevertBefore = r.str()
+		case "fk":
+			v.ForkOf = r.str()
+		case "fa":
+			v.ForkAt = r.str()
 		default:
 			r.skip()
 		}

@@ -207,6 +207,8 @@ func encProviderThread(e *enc, p *core.ProviderThread) {
 	o.strOmit("nr", p.NativeRef)
 	o.bool("av", p.Available)
 	o.strOmit("rv", p.RevertBefore)
+	o.strOmit("fk", p.ForkOf)
+	o.strOmit("fa", p.ForkAt)
 	o.end()
 }
 

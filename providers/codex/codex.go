@@ -15,10 +15,10 @@ import (
 // the running turn, turn/interrupt ends it, thread/resume continues a
 // thread from a new process, approvals (commands, file changes) and
 // requestUserInput become requests, turn/plan/updated the todo list,
-// thread/revert drops a rolled-back run's turns. thread/fork is not wired
-// yet: a fork starts a new Codex thread with the history.
-var Caps = core.Capabilities{Steer: true, Interrupt: true, Resume: true, Rollback: true, Approvals: true, UserInput: true,
-	Plans: true}
+// thread/revert drops a rolled-back run's turns, thread/fork opens a
+// fork's thread from the source's.
+var Caps = core.Capabilities{Steer: true, Interrupt: true, Resume: true, Fork: true, Rollback: true, Approvals: true,
+	UserInput: true, Plans: true}
 
 // Install is the advice when the CLI is missing.
 const Install = "install Codex: npm install -g @openai/codex"

@@ -169,20 +169,47 @@ func TestRevertBeforeTheNextTurn(t *testing.T) {
 	stopAndCheck(t, p, sink, log)
 }
 
-// A codex that cannot revert: the thread is told (resume failed, so the
-// kernel records the history handoff) and a new thread gets the history.
-func TestRevertRefusedStartsANewThread(t *testing.T) {
-	p, sink, log := fake(t, "revert_refused.txt", agentproc.Settings{})
+// A fork's first turn with a native fork point: thread/fork through that
+// turn, then only the new message on the forked thread.
+func TestForkOpensACodexFork(t *testing.T) {
+	p, sink, log := fake(t, "fork.txt", agentproc.Settings{})
 	e := agenttest.StartTurn("t1", "codex", "next")
-	e.Turn.NativeRef, e.Turn.RevertBefore = "th-old", "tu-2"
+	e.Turn.ForkOf, e.Turn.ForkAt = "th-src", "tu-1"
 	p.Handle(e)
-	failed := sink.Wait(t, wait, "the refused revert", agenttest.Kind(core.ObsResumeFailed))
-	if !strings.Contains(failed.Text, "could not revert thread th-old to before turn tu-2") {
-		t.Fatalf("resume failure = %q", failed.Text)
+	if ref := sink.Wait(t, wait, "the native ref", agenttest.Kind(core.ObsNativeRef)); ref.Text != "th-fork" {
+		t.Fatalf("native ref = %q, want the forked thread th-fork", ref.Text)
 	}
-	if ref := sink.Wait(t, wait, "the native ref", agenttest.Kind(core.ObsNativeRef)); ref.Text != "th-new" {
-		t.Fatalf("native ref = %q, want the new thread th-new", ref.Text)
-	}
-	sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	sink.Wait(t, wait, "turn started", agenttest.Kind(core.ObsTurnStarted))
 	stopAndCheck(t, p, sink, log)
+}
+
+// A codex that cannot revert or fork: the thread is told (a failed
+// resume, so the kernel records the history handoff) and a new thread
+// gets the history.
+func TestRevertOrForkRefusedStartsANewThread(t *testing.T) {
+	for _, tc := range []struct {
+		script, says string
+		set          func(*core.Turn)
+	}{
+		{"revert_refused.txt", "could not revert thread th-old to before turn tu-2",
+			func(t *core.Turn) { t.NativeRef, t.RevertBefore = "th-old", "tu-2" }},
+		{"fork_refused.txt", "could not fork thread th-src through turn tu-1",
+			func(t *core.Turn) { t.ForkOf, t.ForkAt = "th-src", "tu-1" }},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			p, sink, log := fake(t, tc.script, agentproc.Settings{})
+			e := agenttest.StartTurn("t1", "codex", "next")
+			tc.set(e.Turn)
+			p.Handle(e)
+			failed := sink.Wait(t, wait, "the refusal", agenttest.Kind(core.ObsResumeFailed))
+			if !strings.Contains(failed.Text, tc.says) {
+				t.Fatalf("resume failure = %q, want it to say %q", failed.Text, tc.says)
+			}
+			if ref := sink.Wait(t, wait, "the native ref", agenttest.Kind(core.ObsNativeRef)); ref.Text != "th-new" {
+				t.Fatalf("native ref = %q, want the new thread th-new", ref.Text)
+			}
+			sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+			stopAndCheck(t, p, sink, log)
+		})
+	}
 }

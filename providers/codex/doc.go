@@ -39,14 +39,18 @@
 // failed resume (the kernel records the history handoff) and a new thread
 // is started with the history up to run N.
 //
+// Fork (Caps.Fork): a fork of a Codex thread at run N opens its thread at
+// its first turn with thread/fork {threadId, lastTurnId, cwd}, through the
+// last turn of run N, and sends only the new message; a refused fork is
+// a failed resume and a new thread with the history up to run N.
+//
 // Versions: a method the installed Codex does not know answers -32601.
 // Then nexus degrades and says so on the thread: no turn/steer → the
 // steer effect ends core.EffUnsupported, and the kernel clears the
 // thread's Steer capability and restarts the run with the message (later
 // messages restart too); no turn/interrupt →
 // the process is stopped, which ends the turn; no thread/resume → a new
-// thread with the history; no thread/revert → the same. thread/fork is
-// not wired: a fork starts a new thread with the history up to its run.
+// thread with the history; no thread/revert or thread/fork → the same.
 //
 // Malformed output: session.line maps one stdout line with no process
 // behind it (replies go to a lineWriter), and FuzzCodexFrames drives it

@@ -181,8 +181,35 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 			turn.Obs(core.Observation{Kind: core.ObsResumeFailed, Text: fmt.Sprintf(
 				"could not resume Codex thread %s (%v); starting a new thread with the history nexus recorded", ref, res.Error)})
 		}
+	} else if e.Turn != nil && e.Turn.ForkOf != "" {
+		if ok, err := s.fork(r, e.Turn, dir, turn); err != nil || ok {
+			return ok, err
+		}
 	}
 	return s.startThread(r, e, dir)
+}
+
+// fork opens a fork's thread as a Codex fork of the source's thread
+// through the fork point's turn: thread/fork {threadId, lastTurnId}. ok
+// false: Codex refused, which the thread is told, and ensure starts a new
+// thread with the history instead.
+func (s *session) fork(r *rpc, t *core.Turn, dir string, turn *agentproc.Turn) (bool, error) {
+	params := map[string]any{"threadId": t.ForkOf, "lastTurnId": t.ForkAt}
+	if dir != "" {
+		params["cwd"] = dir
+	}
+	res, ok := <-r.call("thread/fork", params)
+	if !ok {
+		return false, s.exitErr("during thread/fork")
+	}
+	if res.Error == nil {
+		s.setThread(res.Result)
+		return true, nil
+	}
+	turn.Obs(core.Observation{Kind: core.ObsResumeFailed, Text: fmt.Sprintf(
+		"Codex could not fork thread %s through turn %s (%v); starting a new thread with the history up to the fork",
+		t.ForkOf, t.ForkAt, res.Error)})
+	return false, nil
 }
 
 // startThread opens a new Codex thread (history false: the turn brings
