@@ -121,19 +121,30 @@ func TestClaudeCLI(t *testing.T) {
 		t.Errorf("native refs before %v, after %v: want one, unchanged", before, after)
 	}
 
-	// Rolling back to run 1 sets Claude's session aside (it remembers the
-	// later runs): the files are as after run 1, and the next turn is a
-	// new session given only the history up to run 1, as journaled.
+	// A fork at run 1 goes on in a fork of Claude's session through run 1
+	// (--fork-session --resume-session-at): its own history holds run 1
+	// and nothing later, in a session of its own.
+	fork := e.must("thread", "fork", th, "--run", "1")
+	if out := e.must("send", fork, "history"); !strings.HasPrefix(out, "history: hello") || strings.Contains(out, "allowed.txt") {
+		t.Errorf("the forked Claude session's history is %q: want run 1 and nothing later", out)
+	}
+	if refs := nativeRefs(e, fork); len(refs) != 1 || refs[0] == after[0] {
+		t.Errorf("the fork's session %v, want one of its own (the source's is %v)", refs, after)
+	}
+
+	// Rolling back to run 1 forks Claude's session the same way: the
+	// files are as after run 1, and the next turn's session holds run 1
+	// and nothing later; the old session is left as it was.
 	e.must("rollback", th, "--to-run", "1")
 	if _, err := os.Stat(filepath.Join(e.ws, "allowed.txt")); err == nil {
 		t.Errorf("allowed.txt, written by run 2, survived the rollback to run 1")
 	}
-	out := e.must("send", th, "what do you know?")
-	if !strings.Contains(out, "user: hello") || strings.Contains(out, "allowed.txt") || strings.Contains(out, "Which color") {
-		t.Errorf("after the rollback the agent was given %q: want the history up to run 1 only", out)
+	out := e.must("send", th, "history")
+	if !strings.HasPrefix(out, "history: hello") || strings.Contains(out, "allowed.txt") || strings.Contains(out, "Which color") {
+		t.Errorf("after the rollback Claude's own history is %q: want run 1 only", out)
 	}
 	if refs := nativeRefs(e, th); len(refs) != 2 || refs[0] != after[0] {
-		t.Errorf("native refs after the rollback %v: want the old one and a new one", refs)
+		t.Errorf("native refs after the rollback %v: want the old one and the fork", refs)
 	}
 }
 

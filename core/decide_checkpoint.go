@@ -178,6 +178,9 @@ func (t *tx) rollbackProvider(th *Thread, n int) string {
 	if detail := t.revertNative(th, n); detail != "" {
 		return detail
 	}
+	if detail := t.forkBack(th, n); detail != "" {
+		return detail
+	}
 	old := ""
 	if pt := t.st.ProviderThreads[th.ID+"/"+th.Provider]; pt != nil && pt.Available {
 		c := *pt
@@ -235,6 +238,43 @@ func (t *tx) revertNative(th *Thread, n int) string {
 	t.stopSession(th.ID, "rolled back to run "+itoa(n))
 	return fmt.Sprintf("provider: %s reverts its conversation %s to before turn %s (the runs after run %d) when the next turn starts",
 		th.Provider, c.NativeRef, turn, n)
+}
+
+// forkBack rolls back the conversation of a provider that can fork its
+// own (Caps.Fork: Claude Code's --fork-session --resume-session-at)
+// without reverting it in place: the thread goes on in a fork of its
+// conversation through run n's last native turn, opened at the next turn;
+// the old conversation is left as it was. "" when that cannot apply.
+func (t *tx) forkBack(th *Thread, n int) string {
+	pt := t.st.ProviderThreads[th.ID+"/"+th.Provider]
+	if !th.Caps.Fork || pt == nil || !pt.Available || pt.NativeRef == "" {
+		return ""
+	}
+	at := t.st.throughTurn(th.ID, n)
+	if at == "" {
+		return ""
+	}
+	c := ProviderThread{ID: pt.ID, Thread: th.ID, Provider: th.Provider, Available: true, ForkOf: pt.NativeRef, ForkAt: at}
+	t.emit(EvProviderThread, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{ProviderThread: &c}})
+	t.stopSession(th.ID, "rolled back to run "+itoa(n))
+	return fmt.Sprintf("provider: %s goes on in a fork of its conversation %s through run %d (turn %s); the later runs stay out",
+		th.Provider, pt.NativeRef, n, at)
+}
+
+// throughTurn is the native turn a conversation is kept through to hold
+// run n and nothing later: the last one its attempts reported, "" if none.
+func (st *State) throughTurn(thread string, n int) string {
+	r := st.RunByOrdinal(thread, n)
+	if r == nil {
+		return ""
+	}
+	turn := ""
+	for _, a := range st.AttemptsOf(r.ID) {
+		if a.NativeTurn != "" {
+			turn = a.NativeTurn
+		}
+	}
+	return turn
 }
 
 func (t *tx) putOp(op Operation) {

@@ -89,16 +89,10 @@ func (t *tx) fork(c *Command) *Rejection {
 // first turn starts a new conversation with the history, as for any agent.
 func (t *tx) forkNative(src, th *Thread, point int) {
 	pt := t.st.ProviderThreads[src.ID+"/"+src.Provider]
-	r := t.st.RunByOrdinal(src.ID, point)
-	if !src.Caps.Fork || pt == nil || !pt.Available || pt.NativeRef == "" || r == nil {
+	if !src.Caps.Fork || pt == nil || !pt.Available || pt.NativeRef == "" {
 		return
 	}
-	turn := ""
-	for _, a := range t.st.AttemptsOf(r.ID) {
-		if a.NativeTurn != "" {
-			turn = a.NativeTurn
-		}
-	}
+	turn := t.st.throughTurn(src.ID, point)
 	if turn == "" {
 		return
 	}

@@ -37,7 +37,8 @@ func (t *tx) observe(o *Observation) {
 	switch o.Kind {
 	case ObsTurnStarted:
 		t.setSession(r.Thread, SessRunning, "", r.ID)
-		if o.Text != "" && a.NativeTurn == "" {
+	case ObsNativeTurn:
+		if o.Text != "" && a.NativeTurn != o.Text {
 			c := *a
 			c.NativeTurn = o.Text
 			t.putAttempt(c)

@@ -116,9 +116,17 @@
 //     the later runs in a conversation of its own, so the rollback sets it
 //     aside: the provider thread is marked unavailable, the live session
 //     stopped, and a full_thread_summary handoff records the history up to
-//     the run, which the next turn starts a new conversation from. Claude
-//     Code's stream-json has no conversation rewind (rewind_files only
-//     restores files), so it gets the replacement.
+//     the run, which the next turn starts a new conversation from. An
+//     agent that can fork its own conversation but not revert it
+//     (Caps.Fork without Caps.Rollback: Claude Code) goes on in a fork of
+//     it through the run's last native turn (ProviderThread.ForkOf/ForkAt,
+//     opened at the next turn), leaving the old conversation as it was.
+//   - Forks: a fork of a thread whose agent can fork its conversation
+//     (Caps.Fork) gets a provider thread to be forked from the source's
+//     through the fork point's last native turn; its first turn opens it
+//     (Codex thread/fork, Claude --fork-session --resume-session-at) and
+//     sends only the new message. Otherwise, and when the agent refuses,
+//     the fork's first turn starts a new conversation with the history.
 //   - Runtime capability downgrade: a provider reports an effect its
 //     installed version cannot do with status EffUnsupported. For a steer
 //     the thread's Steer capability is cleared (journaled; it holds until

@@ -16,7 +16,8 @@ type Input struct {
 
 // Observation kinds, reported by providers and effect executors.
 const (
-	ObsTurnStarted   = "turn.started"   // provider accepted the turn (Text: its native turn id, if any)
+	ObsTurnStarted   = "turn.started"   // provider accepted the turn
+	ObsNativeTurn    = "native_turn"    // the provider's own mark of this attempt's turn (Text; the last wins)
 	ObsText          = "text"           // assistant text delta (Key: node key)
 	ObsNode          = "node"           // a node started or changed (Key, NodeKind, Status, Title, Text, Parent)
 	ObsPlan          = "plan"           // todo list replaced (Items); Key PlanKeyProposed: a proposed plan

@@ -180,9 +180,10 @@ type Attempt struct {
 	Session   string `json:"session,omitempty" msgpack:"se,omitempty"`
 	StartedAt int64  `json:"startedAt" msgpack:"sa"`
 	EndedAt   int64  `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
-	// NativeTurn is the provider's own id of the turn this attempt ran
-	// (a Codex turn id), the first it reported: a native rollback reverts
-	// the conversation to before it.
+	// NativeTurn is the provider's own mark of the turn this attempt ran,
+	// the last it reported (ObsNativeTurn): a Codex turn id, or the uuid of
+	// the last message of a Claude Code turn. A native fork or rollback
+	// keeps the conversation through it (or reverts to before it).
 	NativeTurn string `json:"nativeTurn,omitempty" msgpack:"nt,omitempty"`
 }
 

@@ -14,10 +14,11 @@ import (
 // sent mid-turn (the CLI queues it and answers it in the same session),
 // interrupt is a control request, resume is --resume with the session id,
 // approvals and questions come as can_use_tool, todos as TodoWrite or
-// TaskCreate/TaskUpdate, subagents as the Task tool. Fork through
-// --fork-session is not wired yet: a forked thread starts a new session
-// with its history, and requests do not survive the process.
-var Caps = core.Capabilities{Steer: true, Interrupt: true, Resume: true, Approvals: true, UserInput: true,
+// TaskCreate/TaskUpdate, subagents as the Task tool. A fork, and a
+// rollback, go on in a fork of the session through a run's last message
+// (--resume --fork-session --resume-session-at). Requests do not survive
+// the process.
+var Caps = core.Capabilities{Steer: true, Interrupt: true, Resume: true, Fork: true, Approvals: true, UserInput: true,
 	Plans: true, Subagents: true}
 
 // Install is the advice when the CLI is missing.
@@ -70,8 +71,9 @@ func New(ctx context.Context, sink providers.Sink, cfg Config) providers.Provide
 	})
 }
 
-// Args is the command line for a session; resume is a session id or "".
-func (c Config) Args(resume string) []string {
+// Args is the command line for a session; resume is a session id or "",
+// more follows it (the fork flags).
+func (c Config) Args(resume string, more ...string) []string {
 	args := append([]string(nil), c.Command[1:]...)
 	args = append(args, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
 		"--include-partial-messages", "--permission-prompt-tool", "stdio")
@@ -80,6 +82,7 @@ func (c Config) Args(resume string) []string {
 	}
 	if resume != "" {
 		args = append(args, "--resume", resume)
+		args = append(args, more...)
 	}
 	return args
 }

@@ -147,6 +147,30 @@ func TestResumeByNativeRef(t *testing.T) {
 	}
 }
 
+// A fork's (or a rolled-back thread's) first turn opens a fork of the
+// source session through the kept message, sends only the new message,
+// and reports the fork's session id and the turn's last main-chain
+// message.
+func TestForkThroughAMessage(t *testing.T) {
+	p, sink, log := fake(t, "fork.txt", agentproc.Settings{})
+	e := agenttest.StartTurn("t1", "claude", "next")
+	e.Turn.ForkOf, e.Turn.ForkAt = "sess-src", "u-kept"
+	e.Turn.Messages = append([]core.Message{{Role: "user", Text: "before"}, {Role: "assistant", Text: "reply"}}, e.Turn.Messages...)
+	p.Handle(e)
+	if ref := sink.Wait(t, wait, "the native ref", agenttest.Kind(core.ObsNativeRef)); ref.Text != "sess-fork" {
+		t.Fatalf("native ref = %q, want the fork's session sess-fork", ref.Text)
+	}
+	if nt := sink.Wait(t, wait, "the native turn", agenttest.Kind(core.ObsNativeTurn)); nt.Text != "u-main-1" {
+		t.Fatalf("native turn = %q, want the last main-chain message u-main-1", nt.Text)
+	}
+	sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
+	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
+	if l := agenttest.Log(t, log); !strings.Contains(l, "--resume sess-src --fork-session --resume-session-at u-kept") {
+		t.Fatalf("the CLI was not started as a fork of sess-src through u-kept:\n%s", l)
+	}
+}
+
 // TestLifecycleFailures: each broken agent gives a clear error on the
 // thread within the handshake deadline, and the session ends FAILED.
 func TestLifecycleFailures(t *testing.T) {

@@ -2,7 +2,7 @@
 //
 //	claude -p --input-format stream-json --output-format stream-json
 //	  --verbose --include-partial-messages --permission-prompt-tool stdio
-//	  [--model M] [--resume SESSION]
+//	  [--model M] [--resume SESSION [--fork-session --resume-session-at UUID]]
 //
 // One CLI process per nexus thread, started on the first turn and kept
 // between turns; the handshake is the initialize control request, bounded
@@ -53,8 +53,17 @@
 // Recovery: a new process starts with --resume and the session id from
 // the journal; if the CLI refuses it (it exits: "No conversation found"),
 // the turn goes on in a new session that is given the journaled history,
-// with a warning on the thread. --fork-session is not wired: a forked
-// thread starts a new session with the fork's history (Caps.Fork false).
+// with a warning on the thread.
+//
+// Fork and rollback (Caps.Fork): when a turn ends, the uuid of its last
+// main-chain message (assistant or user, not a subagent's) is reported as
+// the attempt's native turn. A fork at run N, and a rollback to run N, go
+// on in a fork of the session through run N's last message: the next turn
+// starts the CLI with --resume SESSION --fork-session --resume-session-at
+// UUID (a hidden flag of 2.1.x) and sends only the new message; init then
+// names the new session. The old session is left as it was. If the CLI
+// refuses, the turn goes on in a new session given the history, with a
+// warning.
 //
 // Malformed output: session.line maps one stdout line with no process
 // behind it (control responses go to a lineWriter), and FuzzClaudeFrames

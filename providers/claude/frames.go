@@ -149,6 +149,11 @@ func (s *session) frame(w lineWriter, f *frame) {
 	if t != nil {
 		t.Kick()
 	}
+	if (f.Type == "assistant" || f.Type == "user") && f.Parent == nil && f.UUID != "" && t != nil {
+		s.mu.Lock()
+		s.lastUUID = f.UUID
+		s.mu.Unlock()
+	}
 	switch f.Type {
 	case "control_response":
 		s.controlResponse(f)
@@ -243,6 +248,12 @@ func (s *session) result(t *agentproc.Turn, f *frame) {
 
 func (s *session) endTurn(t *agentproc.Turn, f *frame, interrupted bool) {
 	s.flushOpen(t)
+	s.mu.Lock()
+	last := s.lastUUID
+	s.mu.Unlock()
+	if last != "" {
+		t.Obs(core.Observation{Kind: core.ObsNativeTurn, Text: last})
+	}
 	switch {
 	case interrupted:
 		t.End(core.AttemptInterrupted, "interrupted")

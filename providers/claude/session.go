@@ -38,17 +38,21 @@ type session struct {
 	pending   int // user lines of this turn without a result yet
 	interrupt bool
 	lastRes   *frame
-	window    *time.Timer
-	reqs      map[string]*permReq // request_id -> open can_use_tool
-	ctrl      map[string]chan json.RawMessage
-	ctrlN     int
-	streamed  map[string]bool   // message ids whose text came as deltas
-	open      map[string]string // parent + index -> text node key being streamed
-	curMsg    map[string]string // parent tool use -> message id being streamed
-	tools     map[string]string // tool_use id -> tool name
-	allow     map[string]bool   // action kinds allowed without asking
-	plan      *plans
-	garbage   int
+	// lastUUID is the uuid of the turn's last main-chain message (not a
+	// subagent's), reported as the attempt's native turn when it ends:
+	// a fork or rollback keeps the conversation through it.
+	lastUUID string
+	window   *time.Timer
+	reqs     map[string]*permReq // request_id -> open can_use_tool
+	ctrl     map[string]chan json.RawMessage
+	ctrlN    int
+	streamed map[string]bool   // message ids whose text came as deltas
+	open     map[string]string // parent + index -> text node key being streamed
+	curMsg   map[string]string // parent tool use -> message id being streamed
+	tools    map[string]string // tool_use id -> tool name
+	allow    map[string]bool   // action kinds allowed without asking
+	plan     *plans
+	garbage  int
 }
 
 type permReq struct {
@@ -121,7 +125,7 @@ func (s *session) startTurn(e core.Effect) {
 		return
 	}
 	s.mu.Lock()
-	s.turn, s.pending, s.interrupt, s.lastRes = turn, 1, false, nil
+	s.turn, s.pending, s.interrupt, s.lastRes, s.lastUUID = turn, 1, false, nil, ""
 	s.plan = &plans{}
 	if e.Turn != nil {
 		for _, k := range e.Turn.Policy.Allow {
@@ -164,6 +168,17 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 		}
 		turn.Obs(core.Observation{Kind: core.ObsResumeFailed, Text: fmt.Sprintf(
 			"could not resume Claude session %s (%v); starting a new session with the thread's history", ref, err)})
+	} else if e.Turn != nil && e.Turn.ForkOf != "" {
+		err := s.spawn(dir, e.Turn.ForkOf, "--fork-session", "--resume-session-at", e.Turn.ForkAt)
+		if err == nil {
+			return true, nil
+		}
+		if errors.Is(err, agentproc.ErrNotFound) {
+			return false, err
+		}
+		turn.Obs(core.Observation{Kind: core.ObsResumeFailed, Text: fmt.Sprintf(
+			"could not fork Claude session %s through message %s (%v); starting a new session with the thread's history",
+			e.Turn.ForkOf, e.Turn.ForkAt, err)})
 	}
 	return false, s.spawn(dir, "")
 }
@@ -171,8 +186,8 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 // spawn starts the CLI and runs the initialize handshake, bounded by the
 // handshake deadline. Garbage before the handshake, an early exit or
 // silence each fail it with a message naming the cause.
-func (s *session) spawn(dir, resume string) error {
-	spec := agentproc.Spec{Name: s.cfg.Name, Path: s.cfg.Command[0], Args: s.cfg.Args(resume), Dir: dir,
+func (s *session) spawn(dir, resume string, more ...string) error {
+	spec := agentproc.Spec{Name: s.cfg.Name, Path: s.cfg.Command[0], Args: s.cfg.Args(resume, more...), Dir: dir,
 		Env: s.cfg.Env, Home: s.cfg.Home, Install: Install}
 	p, err := agentproc.Start(spec)
 	if err != nil {

@@ -163,8 +163,8 @@ func TestRevertBeforeTheNextTurn(t *testing.T) {
 	if ref.Text != "th-old" {
 		t.Fatalf("native ref after the revert = %q, want the same thread th-old", ref.Text)
 	}
-	if st := sink.Wait(t, wait, "turn started", agenttest.Kind(core.ObsTurnStarted)); st.Text != "tu-9" {
-		t.Fatalf("turn started with native turn %q, want tu-9", st.Text)
+	if nt := sink.Wait(t, wait, "the native turn", agenttest.Kind(core.ObsNativeTurn)); nt.Text != "tu-9" {
+		t.Fatalf("native turn %q, want tu-9", nt.Text)
 	}
 	stopAndCheck(t, p, sink, log)
 }

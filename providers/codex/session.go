@@ -131,7 +131,10 @@ func (s *session) startTurn(e core.Effect) {
 		s.turnID = out.Turn.ID
 	}
 	s.mu.Unlock()
-	turn.Obs(core.Observation{Kind: core.ObsTurnStarted, Text: out.Turn.ID})
+	turn.Obs(core.Observation{Kind: core.ObsTurnStarted})
+	if out.Turn.ID != "" {
+		turn.Obs(core.Observation{Kind: core.ObsNativeTurn, Text: out.Turn.ID})
+	}
 }
 
 // ensure starts the app-server and opens the thread: resumed by its
