@@ -119,9 +119,7 @@ func acpFlow(t *testing.T, a acpAgent) (*env, string) {
 // against the fake Anthropic API through acpFlow.
 func TestClaudeACP(t *testing.T) {
 	needCLI(t, "claude-agent-acp")
-	m := startFakeModel(t, anthropicAPI)
-	t.Setenv("ANTHROPIC_BASE_URL", m.URL)
-	t.Setenv("ANTHROPIC_API_KEY", "fake-key")
+	anthropicModel(t)
 	acpFlow(t, acpAgent{profile: "claude-acp", usage: true, deniedRun: "completed", denied: "tool said"})
 }
 

@@ -14,9 +14,7 @@ import (
 // the same Claude session by its native ref.
 func TestClaudeCLI(t *testing.T) {
 	needCLI(t, "claude")
-	m := startFakeModel(t, anthropicAPI)
-	t.Setenv("ANTHROPIC_BASE_URL", m.URL)
-	t.Setenv("ANTHROPIC_API_KEY", "fake-key")
+	anthropicModel(t)
 	e := newEnv(t)
 	th := e.must("thread", "new", "--provider", "claude", "--workspace", e.ws)
 

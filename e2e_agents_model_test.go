@@ -30,6 +30,16 @@ import (
 	"time"
 )
 
+// anthropicModel starts a fake Anthropic Messages API and points the
+// Claude CLIs at it (ANTHROPIC_BASE_URL, a fake key).
+func anthropicModel(t *testing.T) *fakeModel {
+	t.Helper()
+	m := startFakeModel(t, anthropicAPI)
+	t.Setenv("ANTHROPIC_BASE_URL", m.URL)
+	t.Setenv("ANTHROPIC_API_KEY", "fake-key")
+	return m
+}
+
 // fakeModel is one fake API server; texts lists the user texts it saw.
 type fakeModel struct {
 	URL   string

@@ -16,9 +16,7 @@ func TestSwitchCodexClaudeAndBack(t *testing.T) {
 	needCLI(t, "claude")
 	openai := startFakeModel(t, responsesAPI)
 	codexConfig(t, openai.URL)
-	anthropic := startFakeModel(t, anthropicAPI)
-	t.Setenv("ANTHROPIC_BASE_URL", anthropic.URL)
-	t.Setenv("ANTHROPIC_API_KEY", "fake-key")
+	anthropicModel(t)
 	e := newEnv(t)
 	th := e.must("thread", "new", "--provider", "codex", "--workspace", e.ws)
 

@@ -10,9 +10,7 @@ import (
 // answered there, and the answer reaches Claude: the UI path of issue 5.
 func TestTUIClaudeQuestion(t *testing.T) {
 	needCLI(t, "claude")
-	m := startFakeModel(t, anthropicAPI)
-	t.Setenv("ANTHROPIC_BASE_URL", m.URL)
-	t.Setenv("ANTHROPIC_API_KEY", "fake-key")
+	anthropicModel(t)
 	e := newEnv(t)
 	th := e.must("thread", "new", "--provider", "claude", "--workspace", e.ws, "--title", "asker")
 
