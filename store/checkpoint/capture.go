@@ -60,6 +60,12 @@ func (m *Manager) Capture(ctx context.Context, workspace, thread, scope string) 
 	if err != nil && ctx.Err() == nil && context.Cause(cctx) == errTimeBound {
 		return Checkpoint{}, &BoundError{Workspace: path, Kind: BoundTime, Limit: int64(m.opts.CaptureTimeout)}
 	}
+	if err == nil {
+		// Outside the capture's time bound: the checkpoint is done.
+		if w, rerr := m.resolve(ctx, path); rerr == nil {
+			m.maybePack(ctx, w)
+		}
+	}
 	return cp, err
 }
 

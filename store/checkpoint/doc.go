@@ -167,7 +167,13 @@
 // Once a workspace has a shadow repository it keeps it, even if it later
 // becomes a git repository, so its checkpoints stay in one place. The
 // shadow's own index is a cache of stat data, replaced after each
-// capture and restore.
+// capture and restore. Once a shadow repository holds about
+// Options.PackAfter loose objects (4096), the capture that passed it
+// packs them, after its checkpoint is done and outside its time bound:
+// git repack (core.fsync=all), an fsync of the pack directory, then git
+// prune-packed, so a power cut never leaves an object only in a pack
+// whose name is not durable. Refs stay loose; a user's own repository is
+// never packed (pack.go).
 //
 // # Restore
 //

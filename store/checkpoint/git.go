@@ -32,6 +32,9 @@ type Options struct {
 	// MaxPatchBytes bounds the unified diff text Diff returns (default
 	// 8 MiB); the stats always cover every file.
 	MaxPatchBytes int
+	// PackAfter is how many loose objects a shadow repository may hold
+	// before a capture packs them (default DefaultPackAfter; pack.go).
+	PackAfter int
 }
 
 // Defaults for Options.
@@ -92,6 +95,9 @@ func New(stateDir string, opts Options) *Manager {
 	}
 	if opts.MaxPatchBytes <= 0 {
 		opts.MaxPatchBytes = DefaultMaxPatchBytes
+	}
+	if opts.PackAfter <= 0 {
+		opts.PackAfter = DefaultPackAfter
 	}
 	return &Manager{stateDir: stateDir, opts: opts, locks: map[string]*wsLock{}, resolved: map[string]*ws{},
 		tips: map[string]tip{}, kept: map[string]keptIndex{}, heads: map[string]string{}}
