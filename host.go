@@ -130,7 +130,7 @@ func startHost(dir string, lockTimeout time.Duration, cfg *config.Config, privat
 	}
 	reg := newRegistry(pool, cfg)
 	hctx, cancel := context.WithCancel(context.Background())
-	cps := &checkpointer{m: checkpoint.New(dir, checkpoint.Options{}), ctx: hctx}
+	cps := &checkpointer{m: checkpoint.New(dir, checkpoint.Options{PackAfter: envInt("NEXUS_CHECKPOINT_PACK_AFTER")}), ctx: hctx}
 	exec := func(e core.Effect) {
 		switch e.Kind {
 		case core.EffCheckpoint, core.EffRestore:
@@ -232,8 +232,15 @@ func (s *session) drain() {
 // snapshotEvery reads NEXUS_SNAPSHOT_EVERY, a tuning knob the crash tests
 // use to snapshot often; 0 (unset or invalid) means the kernel's default.
 func snapshotEvery() uint64 {
-	n, err := strconv.ParseUint(os.Getenv("NEXUS_SNAPSHOT_EVERY"), 10, 64)
-	if err != nil {
+	return uint64(envInt("NEXUS_SNAPSHOT_EVERY"))
+}
+
+// envInt reads a tuning knob the crash tests set (NEXUS_SNAPSHOT_EVERY,
+// NEXUS_CHECKPOINT_PACK_AFTER); 0 when unset, invalid or negative means
+// the default.
+func envInt(name string) int {
+	n, err := strconv.Atoi(os.Getenv(name))
+	if err != nil || n < 0 {
 		return 0
 	}
 	return n

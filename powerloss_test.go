@@ -136,6 +136,11 @@ func TestPowerLoss(t *testing.T) {
 	if cuts >= 10 && journalLosses == 0 {
 		t.Fatalf("seed %d: no cut ever caught an unsynced journal write: the test proves nothing", seed)
 	}
+	packs, _ := filepath.Glob(filepath.Join(diskDir, "checkpoints", "shadow", "*", "objects", "pack", "*.pack"))
+	t.Logf("%d ready checkpoints checked; %d packs in the shadow repository", readyCheckpoints, len(packs))
+	if cuts >= 10 && readyCheckpoints >= 10 && len(packs) == 0 {
+		t.Fatalf("seed %d: the shadow repository was never packed: the cuts never met packing", seed)
+	}
 }
 
 // TestPowerLossFreshStateDir cuts the power right after the first
@@ -246,7 +251,9 @@ func (h *powerHost) start(t *testing.T, dir, ws string) bool {
 	t.Helper()
 	h.cmd = exec.Command(nexusBin, "--state-dir", dir, "serve")
 	h.cmd.Dir = ws
-	h.cmd.Env = append(os.Environ(), "NEXUS_SNAPSHOT_EVERY=200")
+	// Shadow repositories are packed every few captures, so cuts land
+	// in and around packing too.
+	h.cmd.Env = append(os.Environ(), "NEXUS_SNAPSHOT_EVERY=200", "NEXUS_CHECKPOINT_PACK_AFTER=24")
 	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	h.cmd.Stderr = &h.stderr
 	t0 := time.Now()
