@@ -99,16 +99,7 @@ func (a *app) cmdDiff(ctx context.Context, args []string) error {
 	if to == nil || to.Status != core.CkReady {
 		return failErr("run %d of %s has no ready checkpoint (%s)", n, th.ID, checkpointState(to))
 	}
-	from := ""
-	for i := n - 1; i >= 0 && from == ""; i-- {
-		scope := core.ScopeBase
-		if i > 0 {
-			scope = core.RunScope(i)
-		}
-		if c := st.Checkpoints[core.CheckpointID(th.ID, scope)]; c != nil && c.Status == core.CkReady {
-			from = c.Commit
-		}
-	}
+	from := st.ParentCommit(th.ID, n)
 	dir, err := a.resolveStateDir()
 	if err != nil {
 		return err

@@ -22,9 +22,10 @@ func CheckpointID(thread, scope string) string { return thread + "/cp/" + scope 
 
 func checkpointsOn(th *Thread) bool { return th != nil && th.Workspace != "" }
 
-// lastCommit is the newest ready checkpoint commit of a thread before run
-// n (the parent of run n's checkpoint), or "".
-func (st *State) lastCommit(thread string, n int) string {
+// ParentCommit is the newest ready checkpoint commit of a thread before
+// run n (the parent of run n's checkpoint, what `nexus diff --run n`
+// compares with), or "".
+func (st *State) ParentCommit(thread string, n int) string {
 	for i := n - 1; i >= 1; i-- {
 		if c := st.Checkpoints[CheckpointID(thread, RunScope(i))]; c != nil && c.Status == CkReady {
 			return c.Commit
@@ -39,7 +40,7 @@ func (st *State) lastCommit(thread string, n int) string {
 // captureEffect asks for a checkpoint of a thread's workspace.
 func (t *tx) captureEffect(th *Thread, run, scope string, ordinal int) {
 	t.effect(Effect{Key: CheckpointID(th.ID, scope) + ":capture", Kind: EffCheckpoint, Class: ClassIdempotent,
-		Thread: th.ID, Run: run, Scope: scope, Workspace: th.Workspace, Commit: t.st.lastCommit(th.ID, ordinal)},
+		Thread: th.ID, Run: run, Scope: scope, Workspace: th.Workspace, Commit: t.st.ParentCommit(th.ID, ordinal)},
 		t.st.Effect(CheckpointID(th.ID, scope)+":capture") == nil)
 }
 
