@@ -32,9 +32,17 @@ type op struct {
 }
 
 // workload builds a deterministic script: threads that write unique files
-// and append unique lines to a counter, in every send mode, with approvals,
-// questions, forks and interrupts. slow paces the agent's steps so kills
-// land mid-step; the reference run drops it.
+// and append unique lines to a counter, sent at once or queued behind the
+// active run, with approvals, questions, forks and renames; the kills
+// interrupt runs mid-step, and settle resumes them. slow paces the
+// agent's steps so kills land mid-step; the reference run drops it.
+//
+// Not in it, on purpose: steering and restarts (whether a message finds
+// its run still active is timing, so the uncrashed reference could not
+// take the same path) and rollbacks (every thread shares one workspace, so
+// a restore legitimately rewrites files the "written once" check counts).
+// TestE2ERollbackCrash kills the host at each rollback failpoint instead,
+// and the e2e tests steer and restart across restarts.
 func workload(rng *rand.Rand, ws string, n int, slow bool) []op {
 	var ops []op
 	var threads []string
