@@ -42,7 +42,7 @@ type op struct {
 // take the same path) and rollbacks (every thread shares one workspace, so
 // a restore legitimately rewrites files the "written once" check counts).
 // TestE2ERollbackCrash kills the host at each rollback failpoint instead,
-// and the e2e tests steer and restart across restarts.
+// and the e2e tests cover steering and restarts.
 func workload(rng *rand.Rand, ws string, n int, slow bool) []op {
 	var ops []op
 	var threads []string
