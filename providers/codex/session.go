@@ -145,15 +145,10 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 		select {
 		case <-s.gone:
 		default:
-			r, th := s.rpc, s.threadID
+			// A rollback stopped the session before its pending revert,
+			// so a live one has nothing to revert.
 			s.mu.Unlock()
-			if e.Turn == nil || e.Turn.RevertBefore == "" {
-				return true, nil
-			}
-			if ok, err := s.revert(r, th, e.Turn.RevertBefore, turn); err != nil || ok {
-				return ok, err
-			}
-			return s.startThread(r, e, "")
+			return true, nil
 		}
 	}
 	s.mu.Unlock()
@@ -219,9 +214,6 @@ func (s *session) fork(r *rpc, t *core.Turn, dir string, turn *agentproc.Turn) (
 // the whole conversation).
 func (s *session) startThread(r *rpc, e core.Effect, dir string) (bool, error) {
 	params := map[string]any{}
-	if dir == "" && e.Turn != nil {
-		dir = e.Turn.Workspace
-	}
 	if dir != "" {
 		params["cwd"] = dir
 	}
