@@ -12,6 +12,8 @@ import (
 
 // checkpointer runs the kernel's checkpoint and restore effects with the
 // git-plumbing checkpoint manager and reports back as observations.
+// Effects on one workspace run one at a time in the order the kernel
+// issued them, so a subagent node's capture is done before its run's.
 type checkpointer struct {
 	m    *checkpoint.Manager
 	sink interface {
@@ -19,24 +21,55 @@ type checkpointer struct {
 	}
 	ctx context.Context
 	wg  sync.WaitGroup
+
+	mu     sync.Mutex
+	queues map[string][]core.Effect // workspace -> effects waiting, the first one running
 }
 
-// exec starts an effect on its own goroutine; it never blocks the Runner.
+// exec queues an effect behind the workspace's earlier ones; it never
+// blocks the Runner.
 func (c *checkpointer) exec(e core.Effect) {
+	if e.Kind != core.EffCheckpoint && e.Kind != core.EffRestore {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.queues == nil {
+		c.queues = map[string][]core.Effect{}
+	}
+	q, busy := c.queues[e.Workspace]
+	c.queues[e.Workspace] = append(q, e)
+	if busy {
+		return
+	}
 	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		var o core.Observation
-		switch e.Kind {
-		case core.EffCheckpoint:
-			o = c.capture(e)
-		case core.EffRestore:
-			o = c.restore(e)
-		default:
+	go c.drain(e.Workspace)
+}
+
+// drain runs a workspace's queued effects until none is left.
+func (c *checkpointer) drain(ws string) {
+	defer c.wg.Done()
+	for {
+		c.mu.Lock()
+		q := c.queues[ws]
+		if len(q) == 0 {
+			delete(c.queues, ws)
+			c.mu.Unlock()
 			return
 		}
+		e := q[0]
+		c.mu.Unlock()
+		var o core.Observation
+		if e.Kind == core.EffCheckpoint {
+			o = c.capture(e)
+		} else {
+			o = c.restore(e)
+		}
 		_ = c.sink.Observe(c.ctx, o)
-	}()
+		c.mu.Lock()
+		c.queues[ws] = c.queues[ws][1:]
+		c.mu.Unlock()
+	}
 }
 
 func (c *checkpointer) capture(e core.Effect) core.Observation {
@@ -87,6 +120,13 @@ func (c *checkpointer) restore(e core.Effect) core.Observation {
 	o.Text = fmt.Sprintf("%d file(s) restored, %d removed", len(r.Written), len(r.Removed))
 	if len(r.Skipped) > 0 {
 		o.Text += fmt.Sprintf(", %d left alone (%v)", len(r.Skipped), r.Skipped)
+	}
+	if e.Since != "" {
+		dirty, err := c.m.Dirty(c.ctx, e.Workspace, e.Since)
+		if err != nil {
+			o.Text += "; whether the files still differ from the run's checkpoint is unknown: " + err.Error()
+		}
+		o.Dirty = dirty || err != nil
 	}
 	return o
 }

@@ -67,7 +67,8 @@ commands:
   respond REQUEST --allow|--allow-always|--deny|--answer TEXT
   run TEXT [--provider P] [--workspace DIR] [--json]
   resume [THREAD]
-  rollback THREAD --to-run N
+  rollback THREAD --to-run N | --to-node NODE | --to-checkpoint CP
+  checkpoint THREAD     mark the workspace of an idle thread
   diff THREAD [--run N] [--stat]
   log [THREAD] [--json] [--follow]
   verify [--repair]
@@ -151,6 +152,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdLog(ctx, args)
 	case "rollback":
 		return a.cmdRollback(ctx, args)
+	case "checkpoint":
+		return a.cmdCheckpoint(ctx, args)
 	case "diff":
 		return a.cmdDiff(ctx, args)
 	case "verify":

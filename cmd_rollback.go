@@ -8,18 +8,30 @@ import (
 	"strings"
 
 	"github.com/nexus-tui/nexus/core"
-	"github.com/nexus-tui/nexus/store/checkpoint"
 )
 
 func (a *app) cmdRollback(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("rollback", flag.ContinueOnError)
 	to := fs.Int("to-run", -1, "the run whose end state to restore (0: before run 1)")
-	pos, err := parseArgs(fs, args, 1, 1, "nexus rollback THREAD --to-run N")
+	node := fs.String("to-node", "", "a subagent node whose checkpoint to restore (its id in `thread show --json`)")
+	mark := fs.String("to-checkpoint", "", "a checkpoint to restore: its id, or its scope (mark/1)")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus rollback THREAD --to-run N | --to-node NODE | --to-checkpoint CP")
 	if err != nil {
 		return err
 	}
-	if *to < 0 {
-		return usageErr("--to-run N is required (0 restores the workspace as it was before run 1)")
+	cmd := core.Command{Kind: core.CmdRollbackToRun, Thread: pos[0], Run: *to}
+	switch given := btoi(*to >= 0) + btoi(*node != "") + btoi(*mark != ""); {
+	case given == 0:
+		return usageErr("--to-run N is required (0 restores the workspace as it was before run 1), or --to-node NODE, or --to-checkpoint CP")
+	case given > 1:
+		return usageErr("give one of --to-run, --to-node and --to-checkpoint")
+	case *node != "":
+		cmd = core.Command{Kind: core.CmdRollbackNode, Thread: pos[0], Node: *node}
+	case *mark != "":
+		cmd.Run, cmd.Checkpoint = 0, *mark
+		if !strings.Contains(*mark, "/cp/") {
+			cmd.Checkpoint = core.CheckpointID(pos[0], *mark)
+		}
 	}
 	s, err := a.connect(ctx)
 	if err != nil {
@@ -30,7 +42,7 @@ func (a *app) cmdRollback(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rec, err := a.submit(ctx, s, core.Command{Kind: core.CmdRollbackToRun, Thread: pos[0], Run: *to})
+	rec, err := a.submit(ctx, s, cmd)
 	if err != nil {
 		return err
 	}
@@ -42,21 +54,36 @@ func (a *app) cmdRollback(ctx context.Context, args []string) error {
 // waitOp follows the journal until an operation is no longer running and
 // reports its outcome.
 func (a *app) waitOp(ctx context.Context, sub *core.Subscription, id string) error {
+	return a.follow(ctx, sub, "the rollback (%v); `nexus resume` finishes it", func(st *core.State) (bool, error) {
+		op := st.Operations[id]
+		if op == nil || op.Status == core.OpRunning {
+			return false, nil
+		}
+		if op.Status != core.OpCompleted {
+			return true, failErr("rollback %s %s: %s", id, op.Status, op.Detail)
+		}
+		to := fmt.Sprintf("run %d", op.ToRun)
+		if op.Target != "" {
+			to = fmt.Sprintf("%s (run %d)", op.Target, op.ToRun)
+		}
+		fmt.Fprintf(a.stdout, "rolled back %s to %s: %s\n", op.Thread, to, op.Detail)
+		return true, nil
+	})
+}
+
+// follow applies the subscription's events to its state until done says
+// so (with the command's outcome). lost completes "lost the host during
+// " with the error when the host goes away first.
+func (a *app) follow(ctx context.Context, sub *core.Subscription, lost string, done func(*core.State) (bool, error)) error {
 	st := sub.State
 	for {
-		if op := st.Operations[id]; op != nil && op.Status != core.OpRunning {
-			switch op.Status {
-			case core.OpCompleted:
-				fmt.Fprintf(a.stdout, "rolled back %s to run %d: %s\n", op.Thread, op.ToRun, op.Detail)
-				return nil
-			default:
-				return failErr("rollback %s %s: %s", id, op.Status, op.Detail)
-			}
+		if ok, err := done(st); ok {
+			return err
 		}
 		ev, ok := <-sub.Events
 		if !ok {
 			if err := sub.Err(); err != nil && !errors.Is(err, context.Canceled) {
-				return failErr("lost the host during the rollback (%v); `nexus resume` finishes it", err)
+				return failErr("lost the host during "+lost, err)
 			}
 			return ctx.Err()
 		}
@@ -80,44 +107,15 @@ func (a *app) cmdDiff(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	th := st.Threads[pos[0]]
-	if th == nil {
-		return failErr("unknown thread %q: list threads with `nexus thread list`", pos[0])
-	}
-	n := *run
-	if n == 0 {
-		for _, r := range st.RunsOf(th.ID) {
-			if c := st.Checkpoints[core.CheckpointID(th.ID, core.RunScope(r.Ordinal))]; c != nil && c.Status == core.CkReady {
-				n = r.Ordinal
-			}
-		}
-		if n == 0 {
-			return failErr("thread %s has no run with a checkpoint yet", th.ID)
-		}
-	}
-	to := st.Checkpoints[core.CheckpointID(th.ID, core.RunScope(n))]
-	if to == nil || to.Status != core.CkReady {
-		return failErr("run %d of %s has no ready checkpoint (%s)", n, th.ID, checkpointState(to))
-	}
-	from := st.ParentCommit(th.ID, n)
 	dir, err := a.resolveStateDir()
 	if err != nil {
 		return err
 	}
-	d, err := checkpoint.New(dir, checkpoint.Options{}).Diff(ctx, th.Workspace, from, to.Commit)
+	out, err := runDiff(ctx, st, dir, pos[0], *run, *stat)
 	if err != nil {
-		return failErr("diff of run %d: %v", n, err)
+		return err
 	}
-	for _, f := range d.Files {
-		fmt.Fprintf(a.stdout, " %s %s | +%d -%d\n", f.Status, f.Path, f.Added, f.Deleted)
-	}
-	fmt.Fprintf(a.stdout, " %d file(s) changed, %d insertion(s), %d deletion(s)\n", len(d.Files), d.Added, d.Deleted)
-	if !*stat {
-		fmt.Fprint(a.stdout, "\n"+strings.TrimRight(d.Patch, "\n")+"\n")
-		if d.Truncated {
-			fmt.Fprintln(a.stdout, "[diff truncated]")
-		}
-	}
+	fmt.Fprint(a.stdout, out)
 	return nil
 }
 
@@ -126,4 +124,11 @@ func checkpointState(c *core.Checkpoint) string {
 		return "none"
 	}
 	return c.Status + " " + c.Reason
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

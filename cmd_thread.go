@@ -221,6 +221,22 @@ func (a *app) threadShow(ctx context.Context, args []string) error {
 			fmt.Fprintf(a.stdout, "  [%s] %s\n", it.Status, it.Text)
 		}
 	}
+	if len(v.Checkpoints) > 0 {
+		fmt.Fprintf(a.stdout, "\ncheckpoints:\n")
+	}
+	for _, c := range v.Checkpoints {
+		line := fmt.Sprintf("  %-14s %-6s %s", c.Scope, c.Status, shortCommit(c.Commit))
+		if c.Node != "" {
+			line += "  subagent " + c.Node
+		}
+		if n := len(c.Files) + c.MoreFiles; n > 0 {
+			line += fmt.Sprintf("  %d file(s)", n)
+		}
+		if c.Reason != "" {
+			line += "  " + c.Reason
+		}
+		fmt.Fprintln(a.stdout, line)
+	}
 	return nil
 }
 

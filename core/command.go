@@ -85,6 +85,11 @@ type Command struct {
 	Repo     string `json:"repo,omitempty"`
 	// MergeBack names a fork whose conclusions come with this message.
 	MergeBack string `json:"mergeBack,omitempty"`
+	// Node is the subagent node whose checkpoint rollback.node restores.
+	Node string `json:"node,omitempty"`
+	// Checkpoint: rollback.to_run restores this checkpoint of the thread
+	// (a mark or a node's, by id) instead of run Run's.
+	Checkpoint string `json:"checkpoint,omitempty"`
 }
 
 // InputError is an input that cannot form a valid command. It is refused at
@@ -171,8 +176,12 @@ func (c *Command) Validate() error {
 		if c.Run <= 0 {
 			return refuse("%s needs a run ordinal", c.Kind)
 		}
+	case CmdRollbackNode:
+		if c.Node == "" {
+			return refuse("rollback.node needs a node id")
+		}
 	case CmdThreadArchive, CmdThreadStop, CmdRunInterrupt, CmdRunResume,
-		CmdProviderSwitch, CmdMergeBack, CmdRollbackToRun, CmdRollbackNode, CmdCheckpoint:
+		CmdProviderSwitch, CmdMergeBack, CmdRollbackToRun, CmdCheckpoint:
 	default:
 		return refuse("unknown command kind %q", c.Kind)
 	}

@@ -123,6 +123,10 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 		rej = t.switchProvider(c)
 	case CmdRollbackToRun:
 		rej = t.rollback(c)
+	case CmdRollbackNode:
+		rej = t.rollbackScope(c)
+	case CmdCheckpoint:
+		rej = t.mark(c)
 	default:
 		return nil, nil, nil, refuse("%s is not available in this version of nexus", c.Kind)
 	}
@@ -181,6 +185,13 @@ func checkRefs(st *State, c *Command) error {
 		}
 		if c.Run < 0 {
 			return refuse("run %d is not a run number", c.Run)
+		}
+		if c.Checkpoint != "" && (st.Checkpoints[c.Checkpoint] == nil || st.Checkpoints[c.Checkpoint].Thread != c.Thread) {
+			return refuse("thread %s has no checkpoint %q: `nexus thread show %s --json` lists them", c.Thread, c.Checkpoint, c.Thread)
+		}
+	case CmdRollbackNode:
+		if n := st.Node(c.Node); n == nil || n.Thread != c.Thread {
+			return refuse("thread %s has no node %q: `nexus thread show %s --json` lists node ids", c.Thread, c.Node, c.Thread)
 		}
 	}
 	return nil

@@ -59,11 +59,14 @@ func (t *tx) observeCheckpoint(o *Observation) {
 	t.completeEffect(CheckpointID(th.ID, o.Key)+":capture", orDefault(o.Status, CkReady), o.Hash)
 	c := Checkpoint{ID: CheckpointID(th.ID, o.Key), Thread: th.ID, Scope: o.Key, Status: orDefault(o.Status, CkReady),
 		Ref: o.Title, Commit: o.Hash, Reason: o.Error}
-	if o.Key != ScopeBase {
+	isRun := strings.HasPrefix(o.Key, "run")
+	if isRun {
 		fmt.Sscanf(o.Key, "run%d", &c.Run)
-		if c.Status == CkReady {
-			c.Files, c.MoreFiles = capFiles(o.Files, o.MoreFiles)
-		}
+	} else if o.Key != ScopeBase {
+		c.Run, c.Node = t.st.scopeRun(th.ID, o.Key, o.Run)
+	}
+	if o.Key != ScopeBase && c.Status == CkReady {
+		c.Files, c.MoreFiles = capFiles(o.Files, o.MoreFiles)
 	}
 	if cur := t.st.Checkpoints[c.ID]; cur == nil || !cur.same(&c) {
 		t.emit(EvCheckpoint, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Checkpoint: &c}})
@@ -77,7 +80,7 @@ func (t *tx) observeCheckpoint(o *Observation) {
 		}
 		return
 	}
-	if r := t.st.RunByOrdinal(th.ID, c.Run); r != nil && r.Finishing != "" {
+	if r := t.st.RunByOrdinal(th.ID, c.Run); isRun && r != nil && r.Finishing != "" {
 		t.finishRun(r)
 	}
 }
@@ -109,24 +112,18 @@ func (t *tx) finishRun(r *Run) {
 
 // rollback starts `rollback.to_run`: a journaled operation that first lets
 // the provider side refuse, then restores the files, then marks later runs
-// rolled_back and later checkpoints stale.
+// rolled_back and later checkpoints stale. With Command.Checkpoint it
+// restores that checkpoint instead (decide_scope.go).
 func (t *tx) rollback(c *Command) *Rejection {
+	if c.Checkpoint != "" {
+		return t.rollbackScope(c)
+	}
 	th := t.st.Threads[c.Thread]
 	if !checkpointsOn(th) {
 		return reject(ReasonUnsupported, "thread %s has no workspace checkpoints to roll back to", th.ID)
 	}
-	for _, r := range t.st.RunsOf(th.ID) {
-		if r.Status == RunRunning || r.Status == RunWaiting || r.Finishing != "" {
-			return reject(ReasonInvalidState, "run %d is active; interrupt it before rolling back", r.Ordinal)
-		}
-		if r.Recoverable {
-			return reject(ReasonInvalidState, "run %d was interrupted by a restart; resume or interrupt it first", r.Ordinal)
-		}
-	}
-	for _, op := range t.st.Operations {
-		if op.Thread == th.ID && op.Status == OpRunning {
-			return reject(ReasonInvalidState, "%s of thread %s is still in progress; finish it with `nexus resume %s`", op.ID, th.ID, th.ID)
-		}
+	if rej := t.idleForCheckpoints(th, "interrupt it before rolling back"); rej != nil {
+		return rej
 	}
 	scope := ScopeBase
 	if c.Run > 0 {
@@ -143,20 +140,7 @@ func (t *tx) rollback(c *Command) *Rejection {
 		}
 		return reject(ReasonInvalidState, "the checkpoint of %s is not ready (%s); nothing was changed", scope, status)
 	}
-	n := 1
-	for _, op := range t.st.Operations {
-		if op.Thread == th.ID {
-			n++
-		}
-	}
-	op := Operation{ID: fmt.Sprintf("%s/rollback%d", th.ID, n), Kind: "rollback", Thread: th.ID, ToRun: c.Run,
-		Step: StepProvider, Status: OpRunning, Commit: cp.Commit}
-	t.putOp(op)
-	t.receipt.Op = op.ID
-	op.Step = StepFiles
-	op.Detail = t.rollbackProvider(th, c.Run)
-	t.putOp(op)
-	t.restoreEffect(&op, th)
+	t.startRollback(th, cp)
 	return nil
 }
 
@@ -284,7 +268,7 @@ func (t *tx) putOp(op Operation) {
 
 func (t *tx) restoreEffect(op *Operation, th *Thread) {
 	t.effect(Effect{Key: op.ID + ":restore", Kind: EffRestore, Class: ClassIdempotent, Thread: th.ID,
-		Workspace: th.Workspace, Commit: op.Commit, Scope: op.ID}, t.st.Effect(op.ID+":restore") == nil)
+		Workspace: th.Workspace, Commit: op.Commit, Scope: op.ID, Since: t.st.sinceOf(op)}, t.st.Effect(op.ID+":restore") == nil)
 }
 
 // observeRestored finishes a rollback once its files are restored, or
@@ -303,6 +287,10 @@ func (t *tx) observeRestored(o *Observation) {
 		return
 	}
 	c.Detail += "; files: " + orDefault(o.Text, "restored")
+	if op.Target != "" {
+		c.Dirty = o.Dirty
+		c.Detail += targetOutcome(op, o.Dirty)
+	}
 	for _, r := range t.st.RunsOf(op.Thread) {
 		if r.Ordinal <= op.ToRun || r.Status == RunRolledBack {
 			continue
@@ -320,6 +308,7 @@ func (t *tx) observeRestored(o *Observation) {
 			t.emit(EvCheckpoint, Event{Thread: op.Thread, Payload: Payload{Checkpoint: &cc}})
 		}
 	}
+	t.staleScopes(op.Thread, op.ToRun)
 	c.Step, c.Status = StepDone, OpCompleted
 	t.putOp(c)
 	t.refreshThread(op.Thread)
@@ -336,7 +325,7 @@ func (t *tx) resumeOps(thread string) bool {
 		}
 		if op.Step == StepFiles {
 			t.effect(Effect{Key: op.ID + ":restore", Kind: EffRestore, Class: ClassIdempotent, Thread: thread,
-				Workspace: t.st.Threads[thread].Workspace, Commit: op.Commit, Scope: op.ID}, false)
+				Workspace: t.st.Threads[thread].Workspace, Commit: op.Commit, Scope: op.ID, Since: t.st.sinceOf(op)}, false)
 			t.receipt.Op = op.ID
 			resumed = true
 		}

@@ -153,7 +153,7 @@ func (h *harness) do(t *testing.T, line string) string {
 		c := &Command{ID: id, Kind: args["kind"], At: h.clock, Thread: args["thread"], NewThread: args["new"],
 			Run: run, Request: args["request"], Text: args["text"], Mode: args["mode"], Title: args["title"],
 			Provider: args["provider"], HoldQueue: args["hold"] == "true", Response: args["response"], Answer: args["answer"],
-			Workspace: args["workspace"], MergeBack: args["mergeback"]}
+			Workspace: args["workspace"], MergeBack: args["mergeback"], Node: args["node"], Checkpoint: args["checkpoint"]}
 		c.Caps = capsFrom(args["caps"])
 		in.Command = c
 	case "obs":
@@ -161,7 +161,8 @@ func (h *harness) do(t *testing.T, line string) string {
 			Attempt: args["attempt"], Key: args["key"], Parent: args["parent"], NodeKind: args["nodekind"],
 			RequestKind: args["reqkind"], Status: args["status"], Title: args["title"], Text: args["text"],
 			Prompt: args["prompt"], Error: args["error"], Final: args["final"] == "true",
-			Action: args["action"], Class: args["class"], Hash: args["hash"], PreHash: args["prehash"]}
+			Action: args["action"], Class: args["class"], Hash: args["hash"], PreHash: args["prehash"],
+			Dirty: args["dirty"] == "true"}
 		o.Exit, _ = strconv.Atoi(args["exit"])
 		o.TokensIn, _ = strconv.Atoi(args["in"])
 		o.TokensOut, _ = strconv.Atoi(args["out"])
@@ -333,6 +334,11 @@ func describe(ev *Event) string {
 			}
 			sep = ","
 		}
+		if p.Checkpoint.Node != "" {
+			s += fmt.Sprintf(" run=%d node=%s", p.Checkpoint.Run, p.Checkpoint.Node)
+		} else if strings.HasPrefix(p.Checkpoint.Scope, "mark/") {
+			s += fmt.Sprintf(" run=%d", p.Checkpoint.Run)
+		}
 		if p.Checkpoint.MoreFiles > 0 {
 			s += fmt.Sprintf(" more=%d", p.Checkpoint.MoreFiles)
 		}
@@ -341,6 +347,9 @@ func describe(ev *Event) string {
 		}
 	case p.Operation != nil:
 		s += fmt.Sprintf(" %s step=%s %s", p.Operation.ID, p.Operation.Step, p.Operation.Status)
+		if p.Operation.Target != "" {
+			s += fmt.Sprintf(" target=%s dirty=%v", p.Operation.Target, p.Operation.Dirty)
+		}
 		if p.Operation.Detail != "" {
 			s += fmt.Sprintf(" %q", p.Operation.Detail)
 		}
@@ -357,6 +366,9 @@ func describe(ev *Event) string {
 		}
 		if p.Receipt.Mode != "" {
 			s += " mode=" + p.Receipt.Mode
+		}
+		if p.Receipt.Checkpoint != "" {
+			s += " checkpoint=" + p.Receipt.Checkpoint
 		}
 	case p.Text != "":
 		s += fmt.Sprintf(" %s %q", ev.Node, p.Text)
@@ -401,6 +413,9 @@ func describeEffect(e *Effect) string {
 	}
 	if e.Scope != "" || e.Commit != "" {
 		s += fmt.Sprintf(" scope=%s commit=%s", e.Scope, e.Commit)
+	}
+	if e.Since != "" {
+		s += " since=" + e.Since
 	}
 	return s
 }

@@ -166,6 +166,7 @@ func (t *tx) switchProvider(c *Command) *Rejection {
 // provider process is gone (DESIGN.md §4).
 func (t *tx) recover() {
 	sessions, runs := 0, 0
+	t.abandonScopeCaptures()
 	for _, id := range sortedKeys(t.st.Threads) {
 		th := t.st.Threads[id]
 		sess := t.st.Sessions[SessionID(id)]

@@ -75,6 +75,9 @@ func (t *tx) observe(o *Observation) {
 		}
 		if c != *n {
 			t.putNode(c)
+			if n.Status == NodeRunning && c.Status != NodeRunning {
+				t.captureNode(r, a, &c)
+			}
 		}
 	case ObsPlan:
 		p := Plan{ID: PlanID(r.ID), Run: r.ID, Kind: "todo_list", Items: append([]PlanItem(nil), o.Items...)}

@@ -121,6 +121,20 @@
 //     (Caps.Fork without Caps.Rollback: Claude Code) goes on in a fork of
 //     it through the run's last native turn (ProviderThread.ForkOf/ForkAt,
 //     opened at the next turn), leaving the old conversation as it was.
+//   - Child scopes and marks (decide_scope.go): a subagent node that ran
+//     a step which can change files (a worker step other than a read, or
+//     any tool call of an external agent) is captured when it ends, as
+//     scope node/<run>/<attempt>/<node> with the run's parent, so its
+//     files are the run's changes up to the node's end. checkpoint.capture
+//     marks an idle thread's workspace as scope mark/<k>, belonging to the
+//     newest run not rolled back; one capture of either kind at a time.
+//     rollback.node (and rollback.to_run with Command.Checkpoint, for a
+//     mark) restores that checkpoint, drops the runs after its run like a
+//     run rollback (no provider step when there are none), marks their
+//     checkpoints stale, and records in Operation.Dirty whether the files
+//     now differ from the run's own checkpoint. A node or mark capture a
+//     restart cut short is recorded as an error at recovery, not redone:
+//     the workspace has moved on since.
 //   - Forks: a fork of a thread whose agent can fork its conversation
 //     (Caps.Fork) gets a provider thread to be forked from the source's
 //     through the fork point's last native turn; its first turn opens it

@@ -40,6 +40,9 @@ type Effect struct {
 	Scope     string `json:"scope,omitempty"`
 	Workspace string `json:"workspace,omitempty"`
 	Commit    string `json:"commit,omitempty"`
+	// Since: for a restore of a checkpoint that is not a run's own, the
+	// run checkpoint to compare the restored files with afterwards.
+	Since string `json:"since,omitempty"`
 }
 
 // Turn is everything a provider needs to run one attempt: the conversation

@@ -66,14 +66,16 @@ const (
 // Receipt is the first outcome of a client command id. A retried command
 // with the same id is answered with it and journals nothing new.
 type Receipt struct {
-	Command string     `json:"command" msgpack:"c"`
-	Kind    string     `json:"kind" msgpack:"k"`
-	Thread  string     `json:"thread,omitempty" msgpack:"th,omitempty"`
-	Run     string     `json:"run,omitempty" msgpack:"ru,omitempty"`
-	Ordinal int        `json:"ordinal,omitempty" msgpack:"o,omitempty"`
-	Request string     `json:"request,omitempty" msgpack:"rq,omitempty"`
-	Mode    string     `json:"mode,omitempty" msgpack:"m,omitempty"`
-	Op      string     `json:"operation,omitempty" msgpack:"op,omitempty"`
-	Seq     uint64     `json:"seq" msgpack:"q"`
-	Reject  *Rejection `json:"rejection,omitempty" msgpack:"rj,omitempty"`
+	Command string `json:"command" msgpack:"c"`
+	Kind    string `json:"kind" msgpack:"k"`
+	Thread  string `json:"thread,omitempty" msgpack:"th,omitempty"`
+	Run     string `json:"run,omitempty" msgpack:"ru,omitempty"`
+	Ordinal int    `json:"ordinal,omitempty" msgpack:"o,omitempty"`
+	Request string `json:"request,omitempty" msgpack:"rq,omitempty"`
+	Mode    string `json:"mode,omitempty" msgpack:"m,omitempty"`
+	Op      string `json:"operation,omitempty" msgpack:"op,omitempty"`
+	// Checkpoint is the id of the checkpoint a checkpoint.capture takes.
+	Checkpoint string     `json:"checkpoint,omitempty" msgpack:"ck,omitempty"`
+	Seq        uint64     `json:"seq" msgpack:"q"`
+	Reject     *Rejection `json:"rejection,omitempty" msgpack:"rj,omitempty"`
 }

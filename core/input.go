@@ -60,6 +60,9 @@ type Observation struct {
 	// Prompt flushing: the delta reaches the journal within
 	// UrgentFlushInterval instead of TextFlushInterval (command output).
 	Urgent bool `json:"urgent,omitempty"`
+	// Dirty: after a restore of a node's or a mark's checkpoint, the files
+	// differ from the run checkpoint the effect named (Effect.Since).
+	Dirty bool `json:"dirty,omitempty"`
 	// Model calls and worker steps.
 	Action     string  `json:"action,omitempty"`
 	Class      string  `json:"class,omitempty"`

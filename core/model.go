@@ -317,6 +317,9 @@ type Checkpoint struct {
 	Ref    string `json:"ref,omitempty" msgpack:"rf,omitempty"`
 	Reason string `json:"reason,omitempty" msgpack:"re,omitempty"`
 	Commit string `json:"commit,omitempty" msgpack:"cm,omitempty"`
+	// Node is the subagent node a child-scope checkpoint belongs to (scope
+	// node/...); Run is then the ordinal of the node's run.
+	Node string `json:"node,omitempty" msgpack:"nd,omitempty"`
 	// Files are the files this checkpoint changed against the one before
 	// it (the previous run's, or the baseline), at most MaxCheckpointFiles;
 	// MoreFiles counts the rest.
@@ -350,6 +353,11 @@ type Operation struct {
 	Status string `json:"status" msgpack:"s"` // running, completed, partial, refused
 	Detail string `json:"detail,omitempty" msgpack:"d,omitempty"`
 	Commit string `json:"commit,omitempty" msgpack:"cm,omitempty"`
+	// Target is the checkpoint restored when it is not run ToRun's own (a
+	// node's or a mark's); Dirty then says that the workspace was left
+	// different from run ToRun's checkpoint.
+	Target string `json:"target,omitempty" msgpack:"tg,omitempty"`
+	Dirty  bool   `json:"dirty,omitempty" msgpack:"dy,omitempty"`
 }
 
 // Operation statuses and rollback steps.

@@ -190,6 +190,8 @@ func decCheckpoint(r *reader) *core.Checkpoint {
 			v.Reason = r.str()
 		case "cm":
 			v.Commit = r.str()
+		case "nd":
+			v.Node = r.str()
 		case "fs":
 			v.Files = decFileChanges(r)
 		case "mf":
@@ -254,6 +256,10 @@ func decOperation(r *reader) *core.Operation {
 			v.Detail = r.str()
 		case "cm":
 			v.Commit = r.str()
+		case "tg":
+			v.Target = r.str()
+		case "dy":
+			v.Dirty = r.bool()
 		default:
 			r.skip()
 		}
@@ -341,6 +347,8 @@ func decReceipt(r *reader) *core.Receipt {
 			v.Request = r.str()
 		case "op":
 			v.Op = r.str()
+		case "ck":
+			v.Checkpoint = r.str()
 		case "m":
 			v.Mode = r.str()
 		case "q":

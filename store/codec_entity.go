@@ -257,6 +257,7 @@ func encCheckpoint(e *enc, c *core.Checkpoint) {
 	o.strOmit("rf", c.Ref)
 	o.strOmit("re", c.Reason)
 	o.strOmit("cm", c.Commit)
+	o.strOmit("nd", c.Node)
 	if len(c.Files) > 0 {
 		o.key("fs")
 		e.arrayLen(len(c.Files))
@@ -289,6 +290,8 @@ func encOperation(e *enc, op *core.Operation) {
 	o.str("s", op.Status)
 	o.strOmit("d", op.Detail)
 	o.strOmit("cm", op.Commit)
+	o.strOmit("tg", op.Target)
+	o.boolOmit("dy", op.Dirty)
 	o.end()
 }
 
@@ -338,6 +341,7 @@ func encReceipt(e *enc, c *core.Receipt) {
 	o.strOmit("rq", c.Request)
 	o.strOmit("m", c.Mode)
 	o.strOmit("op", c.Op)
+	o.strOmit("ck", c.Checkpoint)
 	o.uint("q", c.Seq)
 	if c.Reject != nil {
 		o.key("rj")

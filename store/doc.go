@@ -191,6 +191,12 @@
 //	                 "a" lines added, "d" lines deleted, "b" binary},
 //	                 sorted by path, at most core.MaxCheckpointFiles
 //	checkpoint "mf"  MoreFiles: how many changed files Files leaves out
+//	checkpoint "nd"  Node: the subagent node of a child-scope checkpoint
+//	operation  "tg"  Target: the checkpoint a rollback restored, when it
+//	                 is not its run's own (a node's or a mark's)
+//	receipt    "ck"  Checkpoint: the checkpoint a checkpoint.capture took
+//	operation  "dy"  Dirty: that rollback left the workspace different
+//	                 from its run's checkpoint
 //
 // A binary that predates a field skips it; its Verify then finds a
 // snapshot written by a newer binary unequal to its own replay (the field

@@ -10,6 +10,11 @@
 // Two profiles: builtin (every capability) and builtin:nosteer (the same
 // agent declaring no steering, so the kernel restarts the turn instead).
 //
+// With #subagent the planning loop runs as a subagent node: its model
+// calls and worker steps nest under it, it ends with its own answer, and
+// the turn's reply reports it; the kernel checkpoints the node's scope
+// when a step under it could change files.
+//
 // Messages may carry directives for tests and demos (#slow, #plan, #ask,
 // #approve, #subagent, #fail), documented in testdata/scenarios/README.md.
 // Every reply ends with a line naming the latest instruction it acted on

@@ -73,7 +73,15 @@ func (a *Agent) run(ctx context.Context, t *turn) {
 		end(core.AttemptInterrupted, "interrupted while waiting for an answer")
 		return
 	}
-	p, err := a.plan(ctx, t, d, instr, ask, obs, rec)
+	var p planned
+	if d.Subagent {
+		p, err = a.subagent(ctx, t, d, instr, ask, obs, rec)
+		if err == nil {
+			notes = append(notes, "A subagent did the work and reports:")
+		}
+	} else {
+		p, err = a.plan(ctx, t, d, instr, ask, obs, rec)
+	}
 	switch {
 	case errors.Is(err, errTurnGone):
 		return // the kernel moved on: nothing more to say
@@ -108,8 +116,8 @@ func (a *Agent) run(ctx context.Context, t *turn) {
 	}
 }
 
-// preamble handles the #approve, #ask and #subagent directives and
-// returns the notes the reply starts with; ok is false when interrupted.
+// preamble handles the #approve and #ask directives and returns the
+// notes the reply starts with; ok is false when interrupted.
 func (a *Agent) preamble(d Directives, instr string, ask askFunc, obs func(core.Observation)) ([]string, bool) {
 	var notes []string
 	if d.Approve {
@@ -130,14 +138,43 @@ func (a *Agent) preamble(d Directives, instr string, ask askFunc, obs func(core.
 		}
 		notes = append(notes, fmt.Sprintf("You answered %q to %q.", q.Answer, d.Ask))
 	}
-	if d.Subagent {
-		obs(core.Observation{Kind: core.ObsNode, Key: "subagent", NodeKind: core.NodeSubagent, Title: "subagent: research"})
-		obs(core.Observation{Kind: core.ObsText, Key: "subagent/reply", Parent: "subagent",
-			Text: fmt.Sprintf("Subagent looked into %q and reports back.", instr), Final: true})
-		obs(core.Observation{Kind: core.ObsNode, Key: "subagent", Status: core.NodeCompleted})
-		notes = append(notes, "A subagent looked into it first.")
-	}
 	return notes, true
+}
+
+// subagentKey is the node key of the #subagent node.
+const subagentKey = "subagent"
+
+// subagent runs the planning loop as a subagent node (#subagent): its
+// model calls and worker steps are nested under the node, which ends
+// with the subagent's answer before the turn replies. The kernel
+// captures the node's own checkpoint when it ends, if a step under it
+// could change files.
+func (a *Agent) subagent(ctx context.Context, t *turn, d Directives, instr string, ask askFunc, obs func(core.Observation), rec func(core.Observation) error) (planned, error) {
+	obs(core.Observation{Kind: core.ObsNode, Key: subagentKey, NodeKind: core.NodeSubagent, Title: "subagent: " + instr})
+	nest := func(o core.Observation) core.Observation {
+		switch o.Kind {
+		case core.ObsLLM, core.ObsStepStarted, core.ObsStepDone:
+			if o.Parent == "" {
+				o.Parent = subagentKey
+			}
+		}
+		return o
+	}
+	p, err := a.plan(ctx, t, d, instr, ask,
+		func(o core.Observation) { obs(nest(o)) },
+		func(o core.Observation) error { return rec(nest(o)) })
+	status, text := core.NodeCompleted, p.text
+	switch {
+	case errors.Is(err, errTurnGone):
+		return p, err
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		status, text = core.NodeCancelled, "(interrupted)"
+	case err != nil:
+		status, text = core.NodeFailed, err.Error()
+	}
+	obs(core.Observation{Kind: core.ObsText, Key: subagentKey + "/reply", Parent: subagentKey, Text: text, Final: true})
+	obs(core.Observation{Kind: core.ObsNode, Key: subagentKey, Status: status})
+	return p, err
 }
 
 // stream sends the reply in chunks over slow, ticking off a #plan todo

@@ -203,7 +203,12 @@
 //     the files the run changed, skipped when Capture counted no change
 //     (Changed 0) against that same parent; a Stats error leaves the
 //     checkpoint ready, without its file list.
-//   - Child scope that changed files: Capture(ws, thread, "node/...").
+//   - Subagent node that ran a step which can change files, when it
+//     ends: Capture(ws, thread, "node/<run>/<attempt>/<node>"); a mark
+//     (`nexus checkpoint T`): Capture(ws, thread, "mark/<k>"). Both then
+//     Stats against the same parent a run's capture would use. The host
+//     runs one workspace's captures and restores in the order the kernel
+//     issued them, so a node is captured before its run.
 //   - nexus diff T --run N: Diff(ws, checkpoint of run N-1 (run/0 for
 //     N=1; after a rollback, the newest earlier one not stale), checkpoint
 //     of run N). Pass commits when the journal has them: a scope's ref is
@@ -211,8 +216,9 @@
 //   - Rollback to run N (after the provider step): Restore(ws, thread,
 //     ref of run N); on recovery call it again. Later checkpoints are
 //     marked stale in the journal; their refs stay.
-//   - rollback.node: Restore the node's checkpoint, then Dirty(ws, the
-//     run's checkpoint) says whether the parent's workspace now differs.
+//   - rollback.node, and a rollback to a mark: Restore that checkpoint,
+//     then Dirty(ws, the run's own checkpoint) says whether the files now
+//     differ from it (the work after the node or the mark is undone).
 //   - Fork --worktree: AddWorktree(ws, path, checkpoint ref, "") then
 //     Capture(worktree.Workspace, fork, "run/0"); thread new --worktree
 //     --branch B: AddWorktree(ws, path, "HEAD", B).

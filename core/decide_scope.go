@@ -1,0 +1,305 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Checkpoints below and beside runs. A subagent node that ran a step
+// which can change files gets a child-scope checkpoint when it ends
+// (scope node/<run>/<attempt>/<node>), and a person can mark the
+// workspace of an idle thread at any time (checkpoint.capture, scope
+// mark/<k>). Both belong to a run (Checkpoint.Run: the node's run, or
+// the newest run the mark follows), and both can be rolled back to:
+// rollback.node restores a node's checkpoint, rollback.to_run with
+// Command.Checkpoint restores a mark's (or a node's). Such a rollback
+// drops the runs after that run like rollback.to_run does, then says
+// whether the files now differ from that run's own checkpoint (the
+// parent's work after the subagent, or what changed after the mark, is
+// undone; `rollback --to-run N` brings it back).
+
+// scope prefixes of child-scope checkpoints and marks.
+const (
+	nodeScopePrefix = "node/"
+	markScopePrefix = "mark/"
+)
+
+// NodeScope is the checkpoint scope of a thread's subagent node.
+func NodeScope(thread, node string) string {
+	return nodeScopePrefix + strings.TrimPrefix(node, thread+"/")
+}
+
+// MarkScope is the scope of a thread's k-th marked checkpoint.
+func MarkScope(k int) string { return markScopePrefix + itoa(k) }
+
+// readOnlyActions are the worker actions that never change files.
+var readOnlyActions = map[string]bool{"read_file": true, "list_dir": true, "search": true}
+
+// captureNode captures a subagent node's scope when it ends, if a step
+// under it may have changed files: a worker step other than a read, or
+// any tool call of an external agent (whose effects nexus cannot see).
+// The capture's parent is the one the run's own would have, so its files
+// are what the run changed up to the node's end.
+func (t *tx) captureNode(r *Run, a *Attempt, n *Node) {
+	th := t.st.Threads[r.Thread]
+	if n.Kind != NodeSubagent || !checkpointsOn(th) || !t.mayWrite(a, n.ID) {
+		return
+	}
+	t.captureEffect(th, r.ID, NodeScope(th.ID, n.ID), r.Ordinal)
+}
+
+// mayWrite reports whether a step that may change files ran under node.
+func (t *tx) mayWrite(a *Attempt, node string) bool {
+	nodes := t.st.NodesOf(a.ID)
+	byID := make(map[string]*Node, len(nodes))
+	for _, n := range nodes {
+		byID[n.ID] = n
+	}
+	under := func(n *Node) bool {
+		for p := byID[n.Parent]; p != nil; p = byID[p.Parent] {
+			if p.ID == node {
+				return true
+			}
+			if p.Parent == p.ID {
+				break
+			}
+		}
+		return false
+	}
+	for _, n := range nodes {
+		writes := n.Kind == NodeToolCall || n.Kind == NodeWorkerStep && !readOnlyActions[n.Action]
+		if writes && under(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// scopeRun is the run ordinal a node or mark checkpoint belongs to, and
+// for a node scope its node id.
+func (st *State) scopeRun(thread, scope, run string) (int, string) {
+	n := 0
+	if r := st.Runs[run]; r != nil {
+		n = r.Ordinal
+	}
+	if rest, ok := strings.CutPrefix(scope, nodeScopePrefix); ok {
+		return n, thread + "/" + rest
+	}
+	return n, ""
+}
+
+// mark starts checkpoint.capture: the workspace of an idle thread as it
+// is now, into the thread's next mark scope.
+func (t *tx) mark(c *Command) *Rejection {
+	th := t.st.Threads[c.Thread]
+	if !checkpointsOn(th) {
+		return reject(ReasonUnsupported, "thread %s has no workspace to checkpoint", th.ID)
+	}
+	if rej := t.idleForCheckpoints(th, "its checkpoint is captured when it ends; mark the workspace once the thread is idle"); rej != nil {
+		return rej
+	}
+	k, latest := 1, 0
+	for _, cp := range t.st.Checkpoints {
+		if cp.Thread == th.ID && strings.HasPrefix(cp.Scope, markScopePrefix) {
+			k++
+		}
+	}
+	for _, r := range t.st.RunsOf(th.ID) {
+		if r.Status != RunRolledBack && r.Status != RunCancelled {
+			latest = r.Ordinal
+		}
+	}
+	run := ""
+	if latest > 0 {
+		run = RunID(th.ID, latest)
+	}
+	scope := MarkScope(k)
+	t.captureEffect(th, run, scope, latest+1)
+	t.receipt.Checkpoint = CheckpointID(th.ID, scope)
+	return nil
+}
+
+// idleForCheckpoints refuses a checkpoint command while a run or an
+// operation of the thread is in flight; why ends the active-run message.
+func (t *tx) idleForCheckpoints(th *Thread, why string) *Rejection {
+	for _, r := range t.st.RunsOf(th.ID) {
+		if r.Status == RunRunning || r.Status == RunWaiting || r.Finishing != "" || r.AwaitBase {
+			return reject(ReasonInvalidState, "run %d is active; %s", r.Ordinal, why)
+		}
+		if r.Recoverable {
+			return reject(ReasonInvalidState, "run %d was interrupted by a restart; resume or interrupt it first", r.Ordinal)
+		}
+	}
+	for _, op := range t.st.Operations {
+		if op.Thread == th.ID && op.Status == OpRunning {
+			return reject(ReasonInvalidState, "%s of thread %s is still in progress; finish it with `nexus resume %s`", op.ID, th.ID, th.ID)
+		}
+	}
+	if e := t.st.pendingCapture(th.ID); e != "" {
+		return reject(ReasonInvalidState, "checkpoint %s is still being captured; try again when it is done", e)
+	}
+	return nil
+}
+
+// pendingCapture is the id of a mark or node checkpoint of the thread
+// whose capture started and has not ended, or "".
+func (st *State) pendingCapture(thread string) string {
+	for _, key := range startedCaptures(st) {
+		e := st.Effects[key]
+		id, ok := strings.CutSuffix(key, ":capture")
+		if !ok || e.Status != "started" || !strings.HasPrefix(id, thread+"/cp/") {
+			continue
+		}
+		if scope := strings.TrimPrefix(id, thread+"/cp/"); strings.HasPrefix(scope, markScopePrefix) || strings.HasPrefix(scope, nodeScopePrefix) {
+			return id
+		}
+	}
+	return ""
+}
+
+// rollbackScope starts rollback.node, and rollback.to_run naming a
+// checkpoint: the files go back to that checkpoint and the runs after its
+// run are rolled back.
+func (t *tx) rollbackScope(c *Command) *Rejection {
+	th := t.st.Threads[c.Thread]
+	if !checkpointsOn(th) {
+		return reject(ReasonUnsupported, "thread %s has no workspace checkpoints to roll back to", th.ID)
+	}
+	if rej := t.idleForCheckpoints(th, "interrupt it before rolling back"); rej != nil {
+		return rej
+	}
+	id := c.Checkpoint
+	if c.Kind == CmdRollbackNode {
+		id = CheckpointID(th.ID, NodeScope(th.ID, c.Node))
+	}
+	cp := t.st.Checkpoints[id]
+	if cp == nil {
+		if c.Kind == CmdRollbackNode {
+			return reject(ReasonInvalidState, "node %s has no checkpoint: only a subagent node that ran a step which can change files has one", c.Node)
+		}
+		return reject(ReasonInvalidState, "thread %s has no checkpoint %s: `nexus thread show %s --json` lists them", th.ID, id, th.ID)
+	}
+	if cp.Status != CkReady {
+		return reject(ReasonInvalidState, "checkpoint %s is not ready (%s); nothing was changed", cp.ID, strings.TrimSpace(cp.Status+": "+cp.Reason))
+	}
+	if r := t.st.RunByOrdinal(th.ID, cp.Run); r != nil && r.Status == RunRolledBack {
+		return reject(ReasonInvalidState, "checkpoint %s belongs to run %d, which is rolled back", cp.ID, cp.Run)
+	}
+	t.startRollback(th, cp)
+	return nil
+}
+
+// laterRuns reports whether the thread has a run after n that is not
+// rolled back.
+func (t *tx) laterRuns(thread string, n int) bool {
+	for _, r := range t.st.RunsOf(thread) {
+		if r.Ordinal > n && r.Status != RunRolledBack && r.Status != RunCancelled {
+			return true
+		}
+	}
+	return false
+}
+
+// startRollback journals a rollback operation to a checkpoint: the
+// provider step first (only when runs after the checkpoint's run leave
+// the conversation), then the files.
+func (t *tx) startRollback(th *Thread, cp *Checkpoint) {
+	n := 1
+	for _, op := range t.st.Operations {
+		if op.Thread == th.ID {
+			n++
+		}
+	}
+	op := Operation{ID: fmt.Sprintf("%s/rollback%d", th.ID, n), Kind: "rollback", Thread: th.ID, ToRun: cp.Run,
+		Step: StepProvider, Status: OpRunning, Commit: cp.Commit}
+	if cp.Scope != ScopeBase && cp.Scope != RunScope(cp.Run) {
+		op.Target = cp.ID
+	}
+	t.putOp(op)
+	t.receipt.Op = op.ID
+	op.Step = StepFiles
+	if op.Target != "" && !t.laterRuns(th.ID, cp.Run) {
+		op.Detail = fmt.Sprintf("provider: the conversation is kept (no run after run %d to drop)", cp.Run)
+	} else {
+		op.Detail = t.rollbackProvider(th, cp.Run)
+	}
+	t.putOp(op)
+	t.restoreEffect(&op, th)
+}
+
+// sinceOf is the run checkpoint a rollback to another checkpoint compares
+// the restored files with: run ToRun's own (the baseline for run 0).
+func (st *State) sinceOf(op *Operation) string {
+	if op.Target == "" {
+		return ""
+	}
+	scope := ScopeBase
+	if op.ToRun > 0 {
+		scope = RunScope(op.ToRun)
+	}
+	if c := st.Checkpoints[CheckpointID(op.Thread, scope)]; c != nil && c.Status == CkReady {
+		return c.Commit
+	}
+	return ""
+}
+
+// targetOutcome is what a rollback to a node's or a mark's checkpoint
+// says about the files once they are restored.
+func targetOutcome(op *Operation, dirty bool) string {
+	if !dirty {
+		return fmt.Sprintf("; the files equal run %d's checkpoint", op.ToRun)
+	}
+	return fmt.Sprintf("; the workspace now differs from run %d's checkpoint (the changes after %s are undone; `nexus rollback %s --to-run %d` brings them back)",
+		op.ToRun, op.Target, op.Thread, op.ToRun)
+}
+
+// staleScopes marks the node and mark checkpoints of runs after n stale.
+func (t *tx) staleScopes(thread string, n int) {
+	for _, id := range sortedKeys(t.st.Checkpoints) {
+		cp := t.st.Checkpoints[id]
+		if cp.Thread != thread || cp.Run <= n || cp.Status == CkStale ||
+			!strings.HasPrefix(cp.Scope, nodeScopePrefix) && !strings.HasPrefix(cp.Scope, markScopePrefix) {
+			continue
+		}
+		cc := *cp
+		cc.Status = CkStale
+		t.emit(EvCheckpoint, Event{Thread: thread, Payload: Payload{Checkpoint: &cc}})
+	}
+}
+
+// abandonScopeCaptures records, at recovery, the node and mark captures
+// the last host left unfinished as errors: the workspace has moved on
+// since the node ended or the mark was asked for, so capturing it now
+// would record the wrong files.
+func (t *tx) abandonScopeCaptures() {
+	for _, key := range startedCaptures(t.st) {
+		e := t.st.Effects[key]
+		id, ok := strings.CutSuffix(key, ":capture")
+		if !ok || e.Status != "started" || e.Kind != EffCheckpoint {
+			continue
+		}
+		thread, scope, ok := strings.Cut(id, "/cp/")
+		if !ok || !strings.HasPrefix(scope, nodeScopePrefix) && !strings.HasPrefix(scope, markScopePrefix) {
+			continue
+		}
+		why := "the host stopped before this checkpoint was captured"
+		t.completeEffect(key, CkError, why)
+		c := Checkpoint{ID: id, Thread: thread, Scope: scope, Status: CkError, Reason: why}
+		c.Run, c.Node = t.st.scopeRun(thread, scope, e.Run)
+		t.emit(EvCheckpoint, Event{Thread: thread, Correlation: thread, Payload: Payload{Checkpoint: &c}})
+	}
+}
+
+// startedCaptures lists the keys of capture effects that started and did
+// not end, sorted.
+func startedCaptures(st *State) []string {
+	var keys []string
+	for key, e := range st.Effects {
+		if e.Status == "started" && e.Kind == EffCheckpoint {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
