@@ -33,7 +33,8 @@ type op struct {
 
 // workload builds a deterministic script: threads that write unique files
 // and append unique lines to a counter, sent at once or queued behind the
-// active run, with approvals, questions, forks and renames; the kills
+// active run, with approvals, questions, subagents (whose write steps get
+// a node checkpoint of their own), forks and renames; the kills
 // interrupt runs mid-step, and settle resumes them. slow paces the
 // agent's steps so kills land mid-step; the reference run drops it.
 //
@@ -78,6 +79,9 @@ func workload(rng *rand.Rand, ws string, n int, slow bool) []op {
 			}
 			if rng.Intn(8) == 0 {
 				text = "#ask=Which colour? " + text
+			}
+			if rng.Intn(5) == 0 {
+				text = "#subagent " + text // its steps nest under a node that gets a checkpoint of its own
 			}
 			ops = append(ops, op{id: id, thread: th, cmd: &core.Command{Kind: core.CmdMessageSend, Thread: th, Text: text}})
 			if rng.Intn(3) == 0 {
