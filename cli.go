@@ -69,7 +69,7 @@ commands:
   resume [THREAD]
   rollback THREAD --to-run N | --to-node NODE | --to-checkpoint CP
   checkpoint THREAD     mark the workspace of an idle thread
-  diff THREAD [--run N] [--stat]
+  diff THREAD [--run N | --from CP --to CP] [--stat]
   log [THREAD] [--json] [--follow]
   verify [--repair]
   export FILE | import FILE

@@ -99,9 +99,14 @@ func (a *app) cmdDiff(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	run := fs.Int("run", 0, "the run whose changes to show (default: the latest)")
 	stat := fs.Bool("stat", false, "only the file list with line counts")
-	pos, err := parseArgs(fs, args, 1, 1, "nexus diff THREAD [--run N] [--stat]")
+	from := fs.String("from", "", "diff from this checkpoint (a run number, base, mark/1, a node scope or an id) ...")
+	to := fs.String("to", "", "... to this one")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus diff THREAD [--run N | --from CP --to CP] [--stat]")
 	if err != nil {
 		return err
+	}
+	if (*from == "") != (*to == "") || *from != "" && *run != 0 {
+		return usageErr("give --from and --to together, or --run N")
 	}
 	st, err := a.state(ctx)
 	if err != nil {
@@ -111,7 +116,12 @@ func (a *app) cmdDiff(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	out, err := runDiff(ctx, st, dir, pos[0], *run, *stat)
+	var out string
+	if *from != "" {
+		out, err = checkpointDiff(ctx, st, dir, pos[0], *from, *to, *stat)
+	} else {
+		out, err = runDiff(ctx, st, dir, pos[0], *run, *stat)
+	}
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/nexus-tui/nexus/core"
@@ -41,10 +42,56 @@ func runDiff(ctx context.Context, st *core.State, stateDir, thread string, run i
 	if to == nil || to.Status != core.CkReady {
 		return "", failErr("run %d of %s has no ready checkpoint (%s)", n, th.ID, checkpointState(to))
 	}
-	from := st.ParentCommit(th.ID, n)
-	d, err := checkpoint.New(stateDir, checkpoint.Options{}).Diff(ctx, th.Workspace, from, to.Commit)
+	return diffText(ctx, stateDir, th.Workspace, st.ParentCommit(th.ID, n), to.Commit, stat, fmt.Sprintf("run %d", n))
+}
+
+// checkpointDiff is the text of `nexus diff THREAD --from A --to B`: the
+// changes from one checkpoint of the thread to another, each named by a
+// run number, base, a scope (mark/1, node/2/a1/n3) or a checkpoint id.
+func checkpointDiff(ctx context.Context, st *core.State, stateDir, thread, fromName, toName string, stat bool) (string, error) {
+	th := st.Threads[thread]
+	if th == nil {
+		return "", failErr("unknown thread %q: list threads with `nexus thread list`", thread)
+	}
+	from, err := namedCheckpoint(st, th.ID, fromName)
 	if err != nil {
-		return "", failErr("diff of run %d: %v", n, err)
+		return "", err
+	}
+	to, err := namedCheckpoint(st, th.ID, toName)
+	if err != nil {
+		return "", err
+	}
+	return diffText(ctx, stateDir, th.Workspace, from.Commit, to.Commit, stat, from.Scope+".."+to.Scope)
+}
+
+// namedCheckpoint finds a thread's checkpoint by run number, base, scope
+// or id. Stale ones are fine: their commits stay under their refs.
+func namedCheckpoint(st *core.State, thread, name string) (*core.Checkpoint, error) {
+	id := name
+	if n, err := strconv.Atoi(name); err == nil && n >= 0 {
+		id = core.CheckpointID(thread, core.RunScope(n))
+		if n == 0 {
+			id = core.CheckpointID(thread, core.ScopeBase)
+		}
+	} else if !strings.Contains(name, "/cp/") {
+		id = core.CheckpointID(thread, name)
+	}
+	c := st.Checkpoints[id]
+	switch {
+	case c == nil || c.Thread != thread:
+		return nil, failErr("thread %s has no checkpoint %q: name a run number, base, a scope such as mark/1, or an id from `nexus thread show %s`", thread, name, thread)
+	case c.Commit == "":
+		return nil, failErr("checkpoint %s has no commit (%s)", c.ID, checkpointState(c))
+	}
+	return c, nil
+}
+
+// diffText prints a diff between two commits as `nexus diff` does; what
+// names it in an error.
+func diffText(ctx context.Context, stateDir, workspace, from, to string, stat bool, what string) (string, error) {
+	d, err := checkpoint.New(stateDir, checkpoint.Options{}).Diff(ctx, workspace, from, to)
+	if err != nil {
+		return "", failErr("diff of %s: %v", what, err)
 	}
 	var b strings.Builder
 	for _, f := range d.Files {

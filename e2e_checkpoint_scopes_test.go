@@ -118,6 +118,22 @@ func TestE2EMarkCheckpoint(t *testing.T) {
 				t.Fatalf("checkpoint said %q, want %q and mine.txt", out, want)
 			}
 			e.must("send", th, "write two to b.txt")
+			diff := e.must("diff", th, "--from", "1", "--to", "mark/1")
+			if !strings.Contains(diff, "A mine.txt | +1 -0") || !strings.Contains(diff, "+my own edit") || strings.Contains(diff, "b.txt") {
+				t.Fatalf("diff from run 1 to mark/1:\n%s", diff)
+			}
+			diff = e.must("diff", th, "--from", "base", "--to", core.CheckpointID(th, core.RunScope(2)), "--stat")
+			for _, want := range []string{"A a.txt", "A b.txt", "A mine.txt", "3 file(s) changed"} {
+				if !strings.Contains(diff, want) {
+					t.Fatalf("diff from base to run 2 lacks %q:\n%s", want, diff)
+				}
+			}
+			if r := e.run("diff", th, "--from", "mark/7", "--to", "1"); r.code != exitFailed || !strings.Contains(r.err, "no checkpoint \"mark/7\"") {
+				t.Fatalf("diff from an unknown checkpoint: exit %d %q", r.code, r.err)
+			}
+			if r := e.run("diff", th, "--from", "1"); r.code != exitUsage {
+				t.Fatalf("diff with --from alone: exit %d %q", r.code, r.err)
+			}
 			out = e.must("rollback", th, "--to-checkpoint", "mark/1")
 			if !strings.Contains(out, "the workspace now differs from run 1's checkpoint") {
 				t.Fatalf("rollback to the mark said %q", out)
