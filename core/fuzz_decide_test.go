@@ -16,8 +16,9 @@ var fuzzKinds = []string{CmdThreadCreate, CmdThreadRename, CmdThreadArchive, Cmd
 	CmdProviderSwitch, CmdThreadFork, CmdMergeBack, CmdRollbackToRun, CmdRollbackNode, CmdCheckpoint}
 
 // fuzzState is a small fixed projection: t1 has a run waiting on an
-// approval (R1) and a queued follow-up, t2 has a completed run, and
-// command c1 already has a receipt.
+// approval (R1) and a queued follow-up, t2 has a completed run, t3 a
+// workspace with run, node and mark checkpoints, and command c1 already
+// has a receipt.
 func fuzzState(f *testing.F) *State {
 	st := NewState()
 	caps := Capabilities{Steer: true, Interrupt: true, Resume: true, Fork: true, Rollback: true,
@@ -41,8 +42,31 @@ func fuzzState(f *testing.F) *State {
 	cmd(Command{ID: "c5", Kind: CmdMessageSend, Thread: "t2", Text: "hello"})
 	obs(Observation{Kind: ObsTurnStarted, Thread: "t2", Run: "t2/1", Attempt: "t2/1/a1"})
 	obs(Observation{Kind: ObsTurnEnded, Thread: "t2", Run: "t2/1", Attempt: "t2/1/a1", Status: "completed"})
+	// t3 has a workspace: a run whose subagent wrote a file, and a mark.
+	cmd(Command{ID: "c6", Kind: CmdThreadCreate, NewThread: "t3", Provider: "builtin", Caps: caps, Workspace: "/ws"})
+	cmd(Command{ID: "c7", Kind: CmdMessageSend, Thread: "t3", Text: "#subagent write a"})
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Key: ScopeBase, Status: CkReady, Hash: "c0"})
+	a3 := Observation{Thread: "t3", Run: "t3/1", Attempt: "t3/1/a1"}
+	for _, o := range []Observation{
+		{Kind: ObsNode, Key: "sub", NodeKind: NodeSubagent},
+		{Kind: ObsStepStarted, Key: "s1", Parent: "sub", Action: "write_file", Class: ClassReversible},
+		{Kind: ObsStepDone, Key: "s1", Status: "completed"},
+		{Kind: ObsNode, Key: "sub", Status: NodeCompleted},
+		{Kind: ObsTurnEnded, Status: "completed"},
+	} {
+		o.Thread, o.Run, o.Attempt = a3.Thread, a3.Run, a3.Attempt
+		obs(o)
+	}
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Run: "t3/1", Key: NodeScope("t3", "t3/1/a1/n2"), Status: CkReady, Hash: "cn"})
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Key: RunScope(1), Status: CkReady, Hash: "c1"})
+	cmd(Command{ID: "c8", Kind: CmdCheckpoint, Thread: "t3"})
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Run: "t3/1", Key: MarkScope(1), Status: CkReady, Hash: "cm"})
 	if st.Requests["R1"] == nil || st.RunByOrdinal("t1", 2) == nil {
 		f.Fatal("the fuzz state lacks its request or its queued run")
+	}
+	if c := st.Checkpoints[CheckpointID("t3", MarkScope(1))]; c == nil || c.Status != CkReady ||
+		st.Checkpoints[CheckpointID("t3", NodeScope("t3", "t3/1/a1/n2"))] == nil {
+		f.Fatal("the fuzz state lacks t3's node checkpoint or its mark")
 	}
 	return st
 }
@@ -64,6 +88,9 @@ func FuzzDecideCommand(f *testing.F) {
 	f.Add(uint8(12), "c9", "t2", "t4", 1, "", "", "", "", "", "", "", 0.0, false)
 	f.Add(uint8(5), "c9", "t1", "", 2, "", "", "", "", "", "", "", 0.0, true)
 	f.Add(uint8(8), "c1", "t1", "", 0, "", "", "", "", "", "", "", 0.0, true)
+	f.Add(uint8(15), "c9", "t3", "", 0, "t3/1/a1/n2", "", "", "", "", "", "", 0.0, false)
+	f.Add(uint8(14), "c9", "t3", "", 0, "", "", "", "", "", "t3/cp/mark/1", "", 0.0, false)
+	f.Add(uint8(16), "c9", "t3", "", 0, "", "", "", "", "", "", "", 0.0, false)
 	f.Fuzz(func(t *testing.T, kind uint8, id, thread, newThread string, run int, request, text, mode, title,
 		provider, response, allow string, budget float64, hold bool) {
 		c := Command{ID: id, Thread: thread, NewThread: newThread, Run: run, Request: request, Text: text,
@@ -73,6 +100,9 @@ func FuzzDecideCommand(f *testing.F) {
 			c.Kind = fuzzKinds[kind]
 		} else {
 			c.Kind = title
+		}
+		if c.Kind == CmdRollbackNode || c.Kind == CmdRollbackToRun {
+			c.Node, c.Checkpoint = request, response
 		}
 		if allow != "" {
 			c.Allow = strings.Split(allow, ",")
