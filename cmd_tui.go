@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/core/api"
 	"github.com/nexus-tui/nexus/internal/config"
 	"github.com/nexus-tui/nexus/providers"
@@ -58,7 +59,21 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 	// host's hostBackend or an api.Client), which the UI type-asserts.
 	return tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label,
 		Host: s.host != nil, Profiles: tuiProfiles(newRegistry(nil, cfg)), Workspace: ws,
-		IO: tui.IO{Input: in, Output: out}})
+		Diff: tuiDiff(s.Backend, s.dir), IO: tui.IO{Input: in, Output: out}})
+}
+
+// tuiDiff is the UI's diff view source: what `nexus diff T --run N`
+// prints, computed in this process (a client's too) from a fresh copy of
+// the state, since it only reads the workspace's repository and the
+// shadow git dir under the state dir. The UI calls it off its event loop.
+func tuiDiff(b core.Backend, stateDir string) func(ctx context.Context, thread string, run int) (string, error) {
+	return func(ctx context.Context, thread string, run int) (string, error) {
+		st, err := b.State(ctx)
+		if err != nil {
+			return "", err
+		}
+		return runDiff(ctx, st, stateDir, thread, run, false)
+	}
 }
 
 // tuiTheme is the theme the UI asks for: --theme, else the config file's,

@@ -48,6 +48,15 @@ type Options struct {
 	// Workspace is the default workspace of a new thread; "" is the
 	// current directory.
 	Workspace string
+	// Diff returns the unified diff of run `run` (its ordinal) of a
+	// thread, exactly as `nexus diff THREAD --run N` prints it: one line
+	// per changed file with its line counts, a total, a blank line and
+	// the patch against the newest ready checkpoint before the run
+	// ("[diff truncated]" after a cut patch). The diff view (ctrl+d)
+	// calls it in a tea.Cmd, never on the UI goroutine, with a context
+	// that ends when the view closes; an error is shown as one line.
+	// nil: the UI says diffs are not available.
+	Diff func(ctx context.Context, thread string, run int) (string, error)
 	// IO replaces the terminal, for tests.
 	IO IO
 }

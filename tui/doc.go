@@ -37,6 +37,9 @@
 //     composer.go, status.go (banner, spinner and status line), grid.go
 //     (the multi-agent grid). Every pane returns lines of exactly its
 //     width, and render lays them side by side row by row.
+//   - diff_view.go is the diff view (ctrl+d): one run's unified diff
+//     over the whole screen but the banner and the status line, fetched
+//     through Options.Diff by a tea.Cmd (see the decisions below).
 //   - dialog_forms.go (approval, question, new thread), dialog_pick.go
 //     (fork, switch provider) and dialog_rollback.go (roll back to a run:
 //     a pick list with a preview of what changes, and a second enter; the
@@ -50,8 +53,9 @@
 //     the new thread's workspace is checked inside the Cmd. Every timer
 //     (flash, spinner, ages) goes through Model.after so tests see them.
 //   - Terminal panes (term*.go) show the PTY of a thread whose provider
-//     has one (Caps.PTY: the shell provider), when the Backend is also a
-//     core.Terminals. term.go is the model's side: which threads are
+//     has one (Caps.PTY: the shell provider), or on request the terminal
+//     of a thread's agent (an ACP agent's last command), when the Backend
+//     is also a core.Terminals. term.go is the model's side: which threads are
 //     attached (syncTerms, after every Update), zoom, keys, why a thread
 //     shows no terminal. term_pane.go is one attached terminal: a
 //     vt.SafeEmulator and its goroutines; term_feed.go the reader (feed
@@ -106,6 +110,10 @@
 //	ctrl+z        roll the selected thread's workspace back to a run
 //	              (dialog: enter picks the run, enter or y again rolls
 //	              back, esc or n goes back to the list)
+//	ctrl+d        the unified diff of the run at the transcript cursor
+//	              (else the thread's latest run with a ready checkpoint);
+//	              up/down, pgup/pgdown, home/end (g/G, j/k, the wheel)
+//	              scroll it, esc or ctrl+d again closes it
 //	ctrl+g        grid view of 2, 4, 6 or 9 threads; again cycles the size
 //	ctrl+left/right  narrow/widen the left column (kept in tui.json)
 //	ctrl+up/down  grow/shrink the todos pane (kept in tui.json)
@@ -127,7 +135,9 @@
 //	arrows, enter, esc     grid: move, zoom into the thread, leave
 //	y / a / n     allow once / allow always / deny in an approval dialog
 //	ctrl+f        zoom the selected thread's terminal to the whole screen
-//	ctrl+s        a PTY thread: show its terminal or its transcript
+//	ctrl+s        show the thread's terminal or its transcript (a PTY
+//	              thread: its program; another, such as ACP: the terminal
+//	              of its agent's last command)
 //	ctrl+]        leave the focused terminal pane (to the composer); zoomed:
 //	              detach back to the normal view
 //
@@ -152,7 +162,11 @@
 // it unbound, raw mode turns its suspend off so a tty delivers it (0x1a)
 // and tmux passes it; nexus never suspends itself (a host TUI would
 // stop its agents), and since the dialog asks twice before it rewrites a
-// file, a ctrl+z pressed out of habit costs an esc.
+// file, a ctrl+z pressed out of habit costs an esc. ctrl+d is EOF only
+// in a cooked tty: raw mode delivers it (0x04) and tmux passes it. It
+// takes the composer's delete-forward alias (delete still deletes), the
+// thread filter keeps it, and a focused terminal pane sends it to the
+// child, where it is EOF as the shell expects.
 //
 // # Decisions where the issue was silent
 //
@@ -270,6 +284,29 @@
 //     enter first shows all of them, as with cut tool output. A
 //     rolled-back run says "↶ rolled back" in its rule, draws its files
 //     muted and says its changes were undone.
+//   - The diff view (ctrl+d) shows what `nexus diff T --run N` prints,
+//     through Options.Diff, which main computes in the UI's process (a
+//     client's too) from a fresh copy of the state: git plumbing that only
+//     reads. The run is the one at the transcript cursor (its rule or one
+//     of its steps) while the transcript has the focus, else the thread's
+//     latest run with a ready checkpoint; a run without one opens nothing
+//     and the status line says why ("run 2 has no ready checkpoint
+//     (stale)", "run 3 has no checkpoint yet (running)"). The fetch is a
+//     tea.Cmd whose context ends when the view closes; until it reports,
+//     the view says "loading diff of run N…", and a failure is one line.
+//     A late answer for a view closed or reopened since is dropped. It
+//     covers every pane, the grid too, but the banner and the status line
+//     (full width: diffs are wide), while the layout under it is kept, so
+//     a terminal pane's PTY is not resized. Lines wrap (hard, keeping
+//     indentation) rather than being cut; each part keeps its line's
+//     style: added in DiffAdd, removed in DiffRemove, hunk headers in
+//     DiffMeta, file headers (diff --git, index, ---, +++, modes) and the
+//     total muted, the file list like the transcript's. Hunk headers' line
+//     counts say which lines belong to a hunk, so a removed "-- x" line
+//     is not taken for a "--- " header. Only the lines on screen are
+//     styled. Keys other than scrolling, esc, ctrl+d, ctrl+c, f1 and
+//     ctrl+o (a request dialog opens over the view) do nothing there;
+//     pastes and clicks are dropped.
 //   - Terminal panes: a thread whose provider has a PTY shows its terminal
 //     in the main area while its session is live (core.State.Sessions:
 //     not STOPPED or FAILED) and it is attached; ctrl+s switches that
@@ -278,6 +315,24 @@
 //     do ("no terminal: send a message to start shell", the process
 //     exited, the connection carries no terminals). The composer still
 //     sends messages to the thread (the shell provider types them).
+//   - A thread without a PTY of its own (Caps.PTY false) may still have a
+//     terminal: an ACP agent runs its commands in PTYs, and the host
+//     offers the thread's most recent one, live or exited, until the
+//     session ends (providers/acp). Such a thread shows its transcript by
+//     default, with no notice, and attaches nothing; ctrl+s switches it to
+//     its terminal (terms.shown) and back. Whether a terminal exists is
+//     learnt by attaching when the person asks, the decision: no polling,
+//     and nothing to track (a tool node names its terminalId, but the
+//     host offers the newest terminal whatever its id, and a node's
+//     terminal may be gone). A failed attach switches back to the
+//     transcript and says why in the status line ("no terminal yet: gemini
+//     has run no command in a terminal"), with no retry; so does the end
+//     of the feed ("terminal closed: the gemini session ended"), and a
+//     session that stops clears the switch. While shown, the pane follows
+//     the agent from command to command (the host's feed switches with a
+//     Reset) and stays on an exited command's last screen; it zooms,
+//     takes keys and sizes its PTY like a shell's, and a grid cell of the
+//     thread shows it too.
 //   - A pane is attached only while shown: the selected thread's, and in
 //     the grid the shell threads of the page (cells show the rows that
 //     end at the cursor, at the PTY's size), at most 4. Switching thread,

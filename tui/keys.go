@@ -76,6 +76,11 @@ type KeyMap struct {
 	// Rollback dialog, once enter chose the run.
 	RollbackConfirm key.Binding
 	RollbackBack    key.Binding
+
+	// Diff view: Diff opens it from anywhere but a terminal pane (and
+	// closes it, as CancelDialog does); it scrolls with Up, Down, PageUp,
+	// PageDown, Top and Bottom.
+	Diff key.Binding
 }
 
 func bind(help string, desc string, keys ...string) key.Binding {
@@ -131,7 +136,7 @@ func DefaultKeyMap() KeyMap {
 		GridBack:  bind("esc", "zoomed: back to the grid; grid: normal view", "esc"),
 
 		TermZoom:   bind("ctrl+f", "zoom the terminal to the whole screen", "ctrl+f"),
-		TermToggle: bind("ctrl+s", "show a PTY thread's terminal or its transcript", "ctrl+s"),
+		TermToggle: bind("ctrl+s", "terminal or transcript (ACP: its last command's)", "ctrl+s"),
 		TermLeave:  bind("ctrl+]", "leave the terminal; zoomed: back to normal view", "ctrl+]"),
 
 		Allow:       bind("y", "allow once", "y", "Y"),
@@ -143,6 +148,8 @@ func DefaultKeyMap() KeyMap {
 
 		RollbackConfirm: bind("enter/y", "roll back now (asked after enter chose the run)", "enter", "y", "Y"),
 		RollbackBack:    bind("esc/n", "not now: back to the list of runs", "esc", "n", "N"),
+
+		Diff: bind("ctrl+d", "diff of the transcript cursor's run, else the latest", "ctrl+d"),
 	}
 }
 
@@ -167,5 +174,7 @@ func (k KeyMap) groups() []keyGroup {
 		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
 		{"Rollback dialog", []key.Binding{k.Up, k.Down, k.Confirm, k.RollbackConfirm, k.RollbackBack, k.CancelDialog}},
 		{"New thread dialog", []key.Binding{k.NextField, k.PrevField, k.Confirm, k.CancelDialog}},
+		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.Up, k.Down, k.PageUp, k.PageDown,
+			k.Top, k.Bottom, k.CancelDialog}},
 	}
 }

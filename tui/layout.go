@@ -21,6 +21,9 @@ type layout struct {
 	banner, threads, todos, main, composer, status rect
 	// zoom is the zoomed terminal: all but the status line.
 	zoom rect
+	// diff is the diff view, over the panes (laid out as usual under
+	// it) but the banner and the status line; zero when closed.
+	diff rect
 	// grid and its cells, only while the grid view is shown.
 	grid     rect
 	cells    []rect
@@ -46,7 +49,15 @@ func (m *Model) resize(w, h int) {
 //	todos   |
 //	composer (full width, grows with its text up to 6 lines)
 //	status line
+//
+// The diff view, when open, covers all but the banner and the status
+// line (layoutDiff).
 func (m *Model) relayout() {
+	m.layoutPanes()
+	m.layoutDiff()
+}
+
+func (m *Model) layoutPanes() {
 	w, h := m.width, m.height
 	l := layout{tooSmall: w < minWidth || h < minHeight}
 	if l.tooSmall {
@@ -137,6 +148,11 @@ func (m *Model) render() string {
 	}
 	if m.lay.banner.h > 0 {
 		put(m.lay.banner, []string{m.renderBanner(w)})
+	}
+	if m.lay.diff.h > 0 {
+		put(m.lay.diff, m.renderDiff(m.lay.diff))
+		put(m.lay.status, []string{m.renderStatus(w)})
+		return m.overlayDialog(joinRows(rows, w))
 	}
 	if m.terms.zoom {
 		put(m.lay.zoom, m.renderZoom(m.lay.zoom))

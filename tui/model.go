@@ -83,6 +83,9 @@ type Model struct {
 
 	// terms are the terminal panes of threads with a PTY (term.go).
 	terms terms
+
+	// diff is the diff view of a run (diff_view.go), over the panes.
+	diff diffView
 }
 
 // threadRow is the derived view of one thread for the list.
@@ -189,6 +192,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.handleClick(msg)
 	case termDirtyMsg, termEndedMsg, termRetryMsg:
 		return m.termMsg(msg)
+	case diffMsg:
+		return m.diffLoaded(msg)
 	}
 	return nil
 }

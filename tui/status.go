@@ -133,6 +133,8 @@ func (m *Model) hints() []string {
 	switch {
 	case len(m.dialogs) > 0:
 		return []string{"esc close"}
+	case m.diff.open:
+		return []string{"up/down pgup/pgdn home/end scroll · esc close · f1 help", "esc close"}
 	case m.threads.filtering:
 		return []string{"enter keep filter · esc clear", "esc clear"}
 	case m.gridShown():

@@ -20,6 +20,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.dialogKey(k)
 	}
+	if m.diff.open {
+		return m.diffKey(k)
+	}
 	if m.termFocused() {
 		return m.termKey(k)
 	}
@@ -96,6 +99,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.openSwitch(), true
 	case key.Matches(k, m.keys.Rollback):
 		return m.openRollback(), true
+	case key.Matches(k, m.keys.Diff):
+		return m.openDiff(), true
 	case key.Matches(k, m.keys.TermZoom):
 		return m.zoomTerm(), true
 	case key.Matches(k, m.keys.TermToggle):
@@ -213,6 +218,8 @@ func (m *Model) handlePaste(p tea.PasteMsg) tea.Cmd {
 	switch {
 	case len(m.dialogs) > 0:
 		return m.dialogKey(p)
+	case m.diff.open:
+		return nil // nothing types in the diff view
 	case m.threads.filtering:
 		var cmd tea.Cmd
 		m.threads.filter, cmd = m.threads.filter.Update(p)
@@ -318,6 +325,8 @@ func (m *Model) handleWheel(w tea.MouseWheelMsg) {
 		return
 	}
 	switch {
+	case m.diff.open:
+		m.scrollDiff(delta * wheelLines)
 	case m.terms.zoom:
 	case m.lay.threads.contains(mo.X, mo.Y):
 		m.moveSelection(delta)
@@ -330,7 +339,7 @@ func (m *Model) handleWheel(w tea.MouseWheelMsg) {
 // selects it.
 func (m *Model) handleClick(c tea.MouseClickMsg) {
 	mo := c.Mouse()
-	if len(m.dialogs) > 0 || mo.Button != tea.MouseLeft || m.terms.zoom {
+	if len(m.dialogs) > 0 || mo.Button != tea.MouseLeft || m.terms.zoom || m.diff.open {
 		return
 	}
 	if m.gridShown() {
