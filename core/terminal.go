@@ -6,7 +6,7 @@ import (
 )
 
 // Terminals is what a Backend also offers when its host runs PTY sessions
-// (the shell provider): the live byte stream of a thread's terminal, keys
+// (the shell provider's programs, an ACP agent's commands): the live byte stream of a thread's terminal, keys
 // typed into it and its size. None of it is journaled: a terminal is live
 // I/O, like tmux. What a turn typed and read is journaled as the run's
 // text, as before. The TUI type-asserts its Backend to Terminals.

@@ -9,7 +9,9 @@
 // Runner). Each adapter lives in its own sub-package: builtin is the
 // built-in agent.
 //
-// A provider whose threads run in PTYs (shell) also implements Terminals;
+// A provider whose threads run in PTYs (shell), or whose agents run
+// commands in PTYs nexus owns (acp: terminal/create), also implements
+// Terminals (the PTY helpers are in providers/ptyterm);
 // Registry.Terminal finds a thread's live PTY among the providers started
 // so far (a provider is started by its first effect, so one not started
 // has no terminal: core.ErrNoTerminal). The host serves it as

@@ -39,7 +39,8 @@ type Terminal interface {
 	Resize(cols, rows int) error
 }
 
-// Terminals is implemented by a provider whose threads run in PTYs.
+// Terminals is implemented by a provider whose threads run in PTYs, or
+// whose agents run commands in PTYs (ACP terminals).
 type Terminals interface {
 	// Terminal returns the thread's live PTY, or false when the provider
 	// runs none for it now (never started, or its process exited).

@@ -26,8 +26,12 @@ type terms struct {
 	nextID int
 	// zoom gives the selected thread's terminal the whole screen.
 	zoom bool
-	// transcript lists the threads the person switched to the transcript.
+	// transcript lists the PTY threads the person switched to the
+	// transcript; shown lists the threads without a PTY of their own (an
+	// ACP agent's) that the person switched to their terminal (ctrl+s):
+	// each is the default view's opposite.
 	transcript map[string]bool
+	shown      map[string]bool
 	failed     map[string]*termFailure
 }
 
@@ -57,7 +61,7 @@ type termRetryMsg struct{ thread string }
 
 func newTerms(b Backend) terms {
 	t := terms{send: func(tea.Msg) {}, wg: &sync.WaitGroup{}, panes: map[string]*termPane{}, transcript: map[string]bool{},
-		failed: map[string]*termFailure{}}
+		shown: map[string]bool{}, failed: map[string]*termFailure{}}
 	t.backend, _ = b.(core.Terminals)
 	return t
 }
@@ -77,11 +81,18 @@ func (m *Model) sessionLive(thread string) bool {
 }
 
 // termWanted reports whether a thread's terminal should be attached and
-// shown: its provider has a PTY, its session is live, the backend
-// streams terminals and the person did not switch to the transcript.
+// shown: its session is live, the backend streams terminals, and either
+// its provider has a PTY and the person did not switch to the transcript,
+// or it has none (an ACP agent, whose commands may run in terminals) and
+// the person switched to its terminal.
 func (m *Model) termWanted(th *core.Thread) bool {
-	return th != nil && th.Caps.PTY && m.terms.backend != nil && !m.terms.transcript[th.ID] &&
-		m.sessionLive(th.ID)
+	if th == nil || m.terms.backend == nil || !m.sessionLive(th.ID) {
+		return false
+	}
+	if th.Caps.PTY {
+		return !m.terms.transcript[th.ID]
+	}
+	return m.terms.shown[th.ID]
 }
 
 // termBlocked: the thread's last attach failed and nothing changed since.
@@ -154,6 +165,11 @@ func (m *Model) syncTerms() {
 	if t.backend == nil || m.state == nil {
 		return
 	}
+	for id := range t.shown {
+		if !m.sessionLive(id) {
+			delete(t.shown, id) // its terminals ended with the session
+		}
+	}
 	want := m.wantedTerms()
 	for id, p := range t.panes {
 		if indexOfString(want, id) < 0 {
@@ -193,6 +209,9 @@ func (m *Model) termMsg(msg tea.Msg) tea.Cmd {
 		}
 		p.stop()
 		delete(t.panes, msg.thread)
+		if th := m.threadOf(msg.thread); th != nil && !th.Caps.PTY {
+			return m.agentTermEnded(th, msg.err)
+		}
 		f := t.failed[msg.thread]
 		if f == nil {
 			f = &termFailure{}
@@ -248,14 +267,66 @@ func (m *Model) zoomTerm() tea.Cmd {
 	return nil
 }
 
-// toggleTranscript switches a PTY thread's main area between its
-// terminal and its transcript.
+// toggleTranscript switches a thread's main area between its terminal
+// and its transcript.
 func (m *Model) toggleTranscript() tea.Cmd {
 	th := m.selectedThread()
-	if th == nil || !th.Caps.PTY {
+	if th == nil {
 		return m.setFlash(m.noTermReason(th), true)
+	}
+	if !th.Caps.PTY {
+		return m.toggleAgentTerm(th)
 	}
 	m.terms.transcript[th.ID] = !m.terms.transcript[th.ID]
 	m.relayout()
 	return nil
+}
+
+// threadOf is a thread of the state, nil if unknown.
+func (m *Model) threadOf(id string) *core.Thread {
+	if m.state == nil {
+		return nil
+	}
+	return m.state.Threads[id]
+}
+
+// toggleAgentTerm switches a thread without a PTY of its own between its
+// transcript (the default) and its terminal: the one its agent last ran
+// a command in. Whether there is one shows only when it attaches (no
+// polling): a failure switches back and says why (agentTermEnded).
+func (m *Model) toggleAgentTerm(th *core.Thread) tea.Cmd {
+	switch {
+	case m.terms.shown[th.ID]:
+		delete(m.terms.shown, th.ID)
+	case m.terms.backend == nil:
+		return m.setFlash(m.noTermReason(th), true)
+	case !m.sessionLive(th.ID):
+		return m.setFlash(noAgentTermYet(th), false)
+	default:
+		m.terms.shown[th.ID] = true
+	}
+	m.relayout()
+	return nil
+}
+
+// agentTermEnded switches a thread without a PTY of its own back to its
+// transcript when its terminal could not be attached or went away, and
+// says why in the status line. It is not retried: the person asks again.
+func (m *Model) agentTermEnded(th *core.Thread, err error) tea.Cmd {
+	delete(m.terms.shown, th.ID)
+	delete(m.terms.failed, th.ID)
+	m.relayout()
+	switch {
+	case errors.Is(err, core.ErrNoTerminal):
+		return m.setFlash(noAgentTermYet(th), false)
+	case errors.Is(err, core.ErrTerminalExited):
+		return m.setFlash("terminal closed: the "+th.Provider+" session ended", false)
+	}
+	return m.setFlash("no terminal: "+oneLine(err.Error()), true)
+}
+
+// noAgentTermYet is why a thread without a PTY of its own shows no
+// terminal: its agent has run no command in one in this session.
+func noAgentTermYet(th *core.Thread) string {
+	return "no terminal yet: " + th.Provider + " has run no command in a terminal"
 }

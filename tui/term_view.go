@@ -158,10 +158,11 @@ func (m *Model) noTermReason(th *core.Thread) string {
 	switch {
 	case th == nil:
 		return "no thread selected"
-	case !th.Caps.PTY:
-		return threadTitle(th) + " has no terminal: " + th.Provider + " runs no PTY"
 	case m.terms.backend == nil:
 		return "no terminal: this connection to the host does not carry terminals"
+	case !th.Caps.PTY:
+		return "showing the transcript: " + m.keys.TermToggle.Help().Key + " shows the terminal of " + th.Provider +
+			"'s last command"
 	case m.terms.transcript[th.ID]:
 		return "showing the transcript: " + m.keys.TermToggle.Help().Key + " shows the terminal"
 	}

@@ -92,7 +92,24 @@ func New(ctx context.Context, sink providers.Sink, cfg Config) providers.Provide
 	if cfg.Settings == (agentproc.Settings{}) {
 		cfg.Settings = agentproc.DefaultSettings
 	}
-	return agentproc.NewRuntime(ctx, sink, Caps, func(thread string, out *agentproc.Emitter) agentproc.Session {
+	return provider{agentproc.NewRuntime(ctx, sink, Caps, func(thread string, out *agentproc.Emitter) agentproc.Session {
 		return newSession(cfg, thread, out)
-	})
+	})}
+}
+
+// provider is the runtime plus the terminals of its threads.
+type provider struct{ *agentproc.Runtime }
+
+var _ providers.Terminals = provider{}
+
+// Terminal implements providers.Terminals: the thread's most recent
+// terminal (live or exited) until its session ends; false before the
+// agent created one (see screen). Caps.PTY stays false: the agent's
+// conversation is not a PTY, only the commands it runs are.
+func (p provider) Terminal(thread string) (providers.Terminal, bool) {
+	s, _ := p.Session(thread).(*session)
+	if s == nil {
+		return nil, false
+	}
+	return s.terms.terminal()
 }

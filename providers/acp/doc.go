@@ -39,11 +39,46 @@
 //
 // Files: reads and writes are confined to the thread's workspace
 // (absolute paths, symlinks resolved); a missing file reads as empty
-// content, not an error, because gemini reads before it writes. Terminals
-// run the command in the workspace in their own process group, stdout and
-// stderr together, kept up to the agent's byte limit; they are killed
-// with the session. They are pipes, not PTYs: showing them live in the UI
-// is future work.
+// content, not an error, because gemini reads before it writes.
+//
+// # Terminals
+//
+// terminal/create runs the command (with args as given, else through
+// /bin/sh -c) in a PTY of its own (providers/ptyterm: a new session, so
+// its own process group; 120x40; TERM=xterm-256color, then the request's
+// env) in the workspace or the request's cwd within it. The agent shows
+// terminal/output to its model, so it is plain text: ANSI sequences
+// stripped and CRs dropped (CRLF becomes LF; see ptyterm.Text), the
+// newest text up to outputByteLimit (1 MiB when unset, at most 16 MiB),
+// cut at a character boundary, with truncated set when older text was
+// dropped, and the exit status once the command has exited.
+// wait_for_exit returns when the command has exited and its output is
+// read: the PTY's end, or exitDrain (500 ms) after the exit when a
+// process it left behind keeps the PTY open. kill sends SIGKILL to the
+// command's process group (and to the PTY's foreground group, should it
+// differ); the terminal stays for its output. release kills a command
+// that still runs, closes its PTY once it exited (so nothing left behind
+// keeps it) and forgets the id. Every terminal is killed when the
+// session ends.
+//
+// The raw bytes go to the PTY's ring, and the provider implements
+// providers.Terminals so that panes can show them (core.Terminals via the
+// host): a thread's terminal is its session's most recent one, live or
+// exited, until the session ends (the agent stops or dies), released or
+// not, because a person wants to see the last command's screen, and
+// agents release a terminal as soon as they have read it. A newer
+// terminal/create takes the same terminal over (its feeds get the new
+// command's Reset), and a feed stays open on an exited command's last
+// screen, so a pane follows the agent from command to command (screen.go).
+// Keys a person types go to the current command; an exited one answers
+// ErrNoTerminal. Its stdin being the PTY, as in any terminal, a command
+// that reads input (a prompt the agent did not foresee, a pager, an
+// editor) waits for it rather than reading end-of-file as it did on
+// pipes: a person can answer in the pane, or the agent kills it.
+// Caps.PTY stays false: the conversation is not a PTY, and the kernel
+// takes a PTY thread for one with no conversation to roll back; the TUI
+// shows the transcript by default and the terminal on request
+// (tui/doc.go).
 //
 // Known quirks: codex-acp sends its warnings as agent_message_chunk text,
 // so they appear in the reply; it reports no per-turn tokens (usage_update

@@ -12,12 +12,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
-
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/providers"
 	"github.com/nexus-tui/nexus/providers/agentproc"
+	"github.com/nexus-tui/nexus/providers/ptyterm"
 )
 
 // Caps: a shell takes typed input mid-command (steer) and Ctrl-C
@@ -98,8 +96,8 @@ type session struct {
 
 	mu        sync.Mutex
 	cmd       *exec.Cmd
-	tty       *os.File
-	term      *term // the live terminal of tty; nil when no process runs or it is exiting
+	tty       *ptyterm.Term // the process's PTY, until it is reaped
+	term      *ptyterm.Term // tty while it is live; nil when no process runs or it is exiting
 	done      chan struct{}
 	stopping  bool
 	turn      *agentproc.Turn
@@ -147,25 +145,9 @@ func (s *session) signalForeground(sig syscall.Signal) {
 	if s.tty == nil {
 		return
 	}
-	if pg := foreground(s.tty); pg > 0 {
+	if pg := s.tty.Foreground(); pg > 0 {
 		_ = syscall.Kill(-pg, sig)
 	}
-}
-
-// foreground is the PTY's foreground process group, 0 if unknown. It
-// asks through SyscallConn: Fd would make the master blocking.
-func foreground(tty *os.File) int {
-	rc, err := tty.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	pg := 0
-	_ = rc.Control(func(fd uintptr) {
-		if g, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil {
-			pg = g
-		}
-	})
-	return pg
 }
 
 func (s *session) write(text string) error {
@@ -175,7 +157,7 @@ func (s *session) write(text string) error {
 	if t == nil {
 		return errors.New("the shell is not running")
 	}
-	return t.send(context.Background(), []byte(text))
+	return t.Send(context.Background(), []byte(text))
 }
 
 func (s *session) startTurn(e core.Effect) {
@@ -214,14 +196,13 @@ func (s *session) spawn(e core.Effect) error {
 	if e.Turn != nil {
 		cmd.Dir = e.Turn.Workspace
 	}
-	tty, err := startPTY(cmd)
+	t, err := ptyterm.Start(cmd)
 	if err != nil {
 		return fmt.Errorf("%s: cannot start %s in a PTY: %w", s.cfg.Name, path, err)
 	}
 	done := make(chan struct{})
-	t := newTerm(tty, spawnCols, spawnRows)
 	s.mu.Lock()
-	s.cmd, s.tty, s.term, s.done, s.stopping, s.last = cmd, tty, t, done, false, ""
+	s.cmd, s.tty, s.term, s.done, s.stopping, s.last = cmd, t, t, done, false, ""
 	s.mu.Unlock()
 	s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessRunning,
 		Text: fmt.Sprintf("%s started in a PTY (pid %d)", s.cfg.Name, cmd.Process.Pid)})
@@ -229,74 +210,21 @@ func (s *session) spawn(e core.Effect) error {
 	return nil
 }
 
-// startPTY starts cmd as the leader of a new session on a fresh PTY of
-// the spawn size, as pty.StartWithSize does, but returns a master that
-// is non-blocking, so write deadlines bound typing into a program that
-// reads nothing. (creack/pty's ioctls go through Fd, which makes a file
-// blocking for good: the master is sized through its other end, and
-// re-opened non-blocking with a dup.)
-func startPTY(cmd *exec.Cmd) (*os.File, error) {
-	blocking, tty, err := pty.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer tty.Close() // the child has its copies
-	ptmx, err := nonBlocking(blocking)
-	if err != nil {
-		return nil, err
-	}
-	if err := pty.Setsize(tty, &pty.Winsize{Rows: spawnRows, Cols: spawnCols}); err != nil {
-		ptmx.Close()
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := cmd.Start(); err != nil {
-		ptmx.Close()
-		return nil, err
-	}
-	return ptmx, nil
-}
-
-// nonBlocking returns a pollable duplicate of f and closes f.
-func nonBlocking(f *os.File) (*os.File, error) {
-	defer f.Close()
-	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), f.Name()), nil
-}
-
 // read streams the PTY's output raw to its terminal and as text of the
 // current turn, ANSI sequences stripped, and ends the turn when the
 // output goes idle on a prompt-like line.
-func (s *session) read(cmd *exec.Cmd, tm *term, done chan struct{}) {
-	buf := make([]byte, 32<<10)
-	var text textStream
-	for {
-		n, err := tm.tty.Read(buf)
-		if n > 0 {
-			tm.write(buf[:n])
-			s.output(text.next(buf[:n]))
-		}
-		if err != nil {
-			break
-		}
-	}
+func (s *session) read(cmd *exec.Cmd, tm *ptyterm.Term, done chan struct{}) {
+	var text ptyterm.Text
+	tm.Pump(func(raw []byte) { s.output(text.Next(raw)) })
 	// The thread stops offering the terminal before its feeds end, so a
 	// pane that sees the end and attaches again hears ErrNoTerminal.
 	s.mu.Lock()
 	s.term = nil
 	s.mu.Unlock()
-	tm.exit()
+	tm.Exit()
 	werr := cmd.Wait()
 	s.mu.Lock()
-	tm.tty.Close()
+	tm.Close()
 	close(done)
 	t, stopping := s.turn, s.stopping
 	s.cmd, s.tty = nil, nil
@@ -391,7 +319,7 @@ func (s *session) Stop(reason string) {
 		// (and this stop) alive after the shell is gone.
 		pg := cmd.Process.Pid
 		groups := []int{pg}
-		if fg := foreground(tty); fg > 0 && fg != pg {
+		if fg := tty.Foreground(); fg > 0 && fg != pg {
 			groups = append(groups, fg)
 		}
 		signal := func(sig syscall.Signal) {
@@ -401,7 +329,7 @@ func (s *session) Stop(reason string) {
 		}
 		if tm != nil { // nil once the process is exiting
 			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Settings.Grace)
-			_ = tm.send(ctx, []byte("\x04")) // bounded: the child may read nothing
+			_ = tm.Send(ctx, []byte("\x04")) // bounded: the child may read nothing
 			cancel()
 		}
 		signal(syscall.SIGHUP)

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/providers/agentproc"
 	"github.com/nexus-tui/nexus/providers/agentproc/agenttest"
@@ -61,20 +59,4 @@ func TestShellTurnsNeedsInputInterrupt(t *testing.T) {
 	}
 	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
 	sink.Wait(t, 5*time.Second, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-}
-
-// A turn's text is the output with ANSI sequences and CRs removed, on
-// the fast path as on the slow one.
-func TestPlainStripsSequencesAndCRs(t *testing.T) {
-	var all []byte
-	for c := range 0x100 {
-		all = append(all, byte(c))
-	}
-	for _, in := range []string{"", "plain text\r\n$ ", "\x1b[1mbold\x1b[0m\r\n", "tab\tbell\a\x18\x1a", "é ü 日本\r",
-		"del\x7f", "cr\ronly", string(all[:0x7f]), string(all)} {
-		want := strings.ReplaceAll(ansi.Strip(in), "\r", "")
-		if got := plain([]byte(in)); got != want {
-			t.Errorf("plain(%q) = %q, want %q", in, got, want)
-		}
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/nexus-tui/nexus/providers"
 	"github.com/nexus-tui/nexus/providers/agentproc"
 	"github.com/nexus-tui/nexus/providers/agentproc/agenttest"
+	"github.com/nexus-tui/nexus/providers/ptyterm"
 )
 
 // startShell runs bash for thread t1 through the provider (its first turn
@@ -157,9 +158,9 @@ func TestTerminalStuckPaneStallsNothing(t *testing.T) {
 	if !ssc.reset.Reset || ssc.reset.Cols != 120 {
 		t.Fatalf("the stuck pane got no Reset after falling behind: %+v", ssc.reset)
 	}
-	if strings.Contains(ssc.data, "\r\n1\r\n2\r\n") || len(ssc.data) > ringSize {
+	if strings.Contains(ssc.data, "\r\n1\r\n2\r\n") || len(ssc.data) > ptyterm.RingSize {
 		t.Fatalf("the stuck pane's Reset holds %d bytes from the start of the output, want only the last %d",
-			len(ssc.data), ringSize)
+			len(ssc.data), ptyterm.RingSize)
 	}
 }
 
@@ -200,30 +201,5 @@ func TestTerminalFeedEndsWithContext(t *testing.T) {
 	}
 	if !errors.Is(f.Err(), context.Canceled) {
 		t.Fatalf("Err() = %v, want context.Canceled", f.Err())
-	}
-}
-
-// The ring keeps exactly the last ringSize bytes across wraps and
-// writes larger than itself.
-func TestRingKeepsTheLastBytes(t *testing.T) {
-	var r ring
-	var all []byte
-	for i, n := range []int{10, ringSize - 20, 15, 3 * ringSize / 2, 7, ringSize, 1} {
-		p := make([]byte, n)
-		for j := range p {
-			p[j] = byte(i*31 + j)
-		}
-		r.write(p)
-		all = append(all, p...)
-		if r.total != int64(len(all)) {
-			t.Fatalf("step %d: total %d, want %d", i, r.total, len(all))
-		}
-		want := all[r.start():]
-		if got := r.since(r.start()); string(got) != string(want) {
-			t.Fatalf("step %d: the ring holds %d bytes that differ from the last %d written", i, len(got), len(want))
-		}
-		if got := r.since(r.total - 5); string(got) != string(all[len(all)-5:]) {
-			t.Fatalf("step %d: the last 5 bytes differ", i)
-		}
 	}
 }

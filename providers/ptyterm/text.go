@@ -1,4 +1,4 @@
-package shell
+package ptyterm
 
 import (
 	"strings"
@@ -7,18 +7,19 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// maxHeld bounds the unfinished escape sequence a textStream holds back:
-// a longer one (a runaway OSC) is passed to Strip as it is.
+// maxHeld bounds the unfinished escape sequence a Text holds back: a
+// longer one (a runaway OSC) is passed to Strip as it is.
 const maxHeld = 4 << 10
 
-// textStream turns the PTY's reads into a turn's text. A read can end
+// Text turns a PTY's reads into plain text (see plain). A read can end
 // inside an escape sequence or a UTF-8 character; that tail is held back
 // and joined to the next read, so no fragment of a sequence ("[31m")
-// reaches the transcript and no character is cut in two.
-type textStream struct{ held []byte }
+// reaches the text and no character is cut in two. The zero value is
+// ready; it is not safe for concurrent use.
+type Text struct{ held []byte }
 
-// next returns the text of one read.
-func (t *textStream) next(b []byte) string {
+// Next returns the text of one read.
+func (t *Text) Next(b []byte) string {
 	if len(t.held) > 0 {
 		b = append(t.held, b...)
 		t.held = nil
@@ -88,10 +89,10 @@ func escapeDone(s []byte) bool {
 	return true
 }
 
-// plain is output as a turn's text: ANSI sequences stripped
-// (ansi.Strip), CRs dropped. It runs on the PTY reader's path, so what
-// most output is, ASCII with no escape sequence (which Strip leaves
-// as it is), takes one pass and one copy.
+// plain is PTY output as plain text: ANSI sequences stripped
+// (ansi.Strip), CRs dropped, so the PTY's CRLF line ends are LF. It runs
+// on the PTY reader's path, so what most output is, ASCII with no escape
+// sequence (which Strip leaves as it is), takes one pass and one copy.
 func plain(b []byte) string {
 	for _, c := range b {
 		if c == 0x1b || c >= 0x7f {

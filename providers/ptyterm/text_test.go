@@ -1,9 +1,11 @@
-package shell
+package ptyterm
 
 import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Output cut anywhere between two reads, inside a colour sequence, a
@@ -17,8 +19,8 @@ func TestTextStreamJoinsSplitSequences(t *testing.T) {
 	}
 	for cut := 0; cut <= len(out); cut++ {
 		for cut2 := cut; cut2 <= len(out); cut2++ {
-			var ts textStream
-			got := ts.next([]byte(out[:cut])) + ts.next([]byte(out[cut:cut2])) + ts.next([]byte(out[cut2:]))
+			var ts Text
+			got := ts.Next([]byte(out[:cut])) + ts.Next([]byte(out[cut:cut2])) + ts.Next([]byte(out[cut2:]))
 			if got != want {
 				t.Fatalf("reads cut at %d and %d give %q, want %q", cut, cut2, got, want)
 			}
@@ -32,12 +34,28 @@ func TestTextStreamJoinsSplitSequences(t *testing.T) {
 // A sequence that never ends is not held for ever: past maxHeld bytes the
 // text goes through as Strip leaves it.
 func TestTextStreamHoldsBoundedly(t *testing.T) {
-	var ts textStream
-	ts.next([]byte("\x1b]0;" + strings.Repeat("x", maxHeld)))
+	var ts Text
+	ts.Next([]byte("\x1b]0;" + strings.Repeat("x", maxHeld)))
 	if len(ts.held) > maxHeld {
 		t.Fatalf("held %d bytes of an unfinished sequence, bound %d", len(ts.held), maxHeld)
 	}
-	if got := ts.next([]byte("after\n")); !strings.HasSuffix(got, "after\n") {
+	if got := ts.Next([]byte("after\n")); !strings.HasSuffix(got, "after\n") {
 		t.Fatalf("text after a runaway sequence = %q", got)
+	}
+}
+
+// Text is the output with ANSI sequences and CRs removed, on the fast
+// path as on the slow one.
+func TestPlainStripsSequencesAndCRs(t *testing.T) {
+	var all []byte
+	for c := range 0x100 {
+		all = append(all, byte(c))
+	}
+	for _, in := range []string{"", "plain text\r\n$ ", "\x1b[1mbold\x1b[0m\r\n", "tab\tbell\a\x18\x1a", "é ü 日本\r",
+		"del\x7f", "cr\ronly", string(all[:0x7f]), string(all)} {
+		want := strings.ReplaceAll(ansi.Strip(in), "\r", "")
+		if got := plain([]byte(in)); got != want {
+			t.Errorf("plain(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package shell
+package ptyterm
 
 import (
 	"context"
@@ -15,10 +15,10 @@ import (
 	"github.com/nexus-tui/nexus/providers"
 )
 
-// ringSize is how much of a PTY's most recent raw output its terminal
+// RingSize is how much of a PTY's most recent raw output its terminal
 // keeps to redraw a pane (a Reset): enough for many full-screen redraws of
-// an agent's UI or thousands of shell lines, at 1 MiB per live PTY.
-const ringSize = 1 << 20
+// an agent's UI or thousands of shell lines, at 1 MiB per PTY.
+const RingSize = 1 << 20
 
 // feedGap is the shortest time between two chunks of one feed: a flood
 // reaches a pane as one chunk per gap (at most 250 a second) rather than
@@ -26,17 +26,14 @@ const ringSize = 1 << 20
 // adds at most 4 ms to what it shows.
 const feedGap = 4 * time.Millisecond
 
-// Spawn size of every PTY, until a pane resizes it.
-const (
-	spawnCols = 120
-	spawnRows = 40
-)
+// readSize is the buffer of Pump's reads.
+const readSize = 32 << 10
 
-// term is the live terminal of one PTY process: the ring of its recent
-// output, its size and the feeds following it. The PTY's reader calls
-// write and never waits on a feed: each feed copies what it lacks on its
-// own goroutine.
-type term struct {
+// Term is the terminal of one PTY process: the master, the ring of its
+// recent output, its size and the feeds following it. It implements
+// providers.Terminal. Pump reads the PTY into the ring and never waits
+// on a feed: each feed copies what it lacks on its own goroutine.
+type Term struct {
 	tty *os.File // the PTY master, non-blocking (deadlines work on it)
 	wmu sync.Mutex
 
@@ -47,38 +44,65 @@ type term struct {
 	exited     bool
 }
 
-// feed is one follower of a terminal. Its fields are guarded by term.mu.
+var _ providers.Terminal = (*Term)(nil)
+
+// feed is one follower of a terminal. Its fields are guarded by Term.mu.
 type feed struct {
 	wake  chan struct{} // capacity 1: "there is more", coalesced
 	off   int64         // the next byte it has not been given
 	reset bool          // its next chunk is a Reset (attach, resize)
 }
 
-func newTerm(tty *os.File, cols, rows int) *term {
+func newTerm(tty *os.File, cols, rows int) *Term {
 	// The ring's whole buffer up front: growing it by appends would copy
 	// it on the reader's path. Untouched pages cost no memory.
-	return &term{tty: tty, ring: ring{buf: make([]byte, 0, ringSize)}, cols: cols, rows: rows, feeds: map[*feed]struct{}{}}
+	return &Term{tty: tty, ring: ring{buf: make([]byte, 0, RingSize)}, cols: cols, rows: rows, feeds: map[*feed]struct{}{}}
+}
+
+// Pump reads the PTY until a read fails (EIO once every process has
+// closed its side: the program and whatever it left behind exited; or
+// the master was closed). Each read goes to the ring, waking every feed,
+// then to each, on the reader's path: each must not block. Pump does not
+// end the feeds: Exit does.
+func (t *Term) Pump(each func(raw []byte)) {
+	buf := make([]byte, readSize)
+	for {
+		n, err := t.tty.Read(buf)
+		if n > 0 {
+			t.write(buf[:n])
+			if each != nil {
+				each(buf[:n])
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // write appends output and wakes every feed. It never blocks on a feed.
-func (t *term) write(p []byte) {
+func (t *Term) write(p []byte) {
 	t.mu.Lock()
 	t.ring.write(p)
 	t.wakeAll()
 	t.mu.Unlock()
 }
 
-// exit ends every feed, once each has taken what is left, with
-// core.ErrTerminalExited.
-func (t *term) exit() {
+// Exit ends every feed, once each has taken what is left, with
+// core.ErrTerminalExited. From then on Attach, Input and Resize answer
+// core.ErrNoTerminal; Snapshot still has the last output.
+func (t *Term) Exit() {
 	t.mu.Lock()
 	t.exited = true
 	t.wakeAll()
 	t.mu.Unlock()
 }
 
+// Close closes the master (a Pump still reading returns).
+func (t *Term) Close() error { return t.tty.Close() }
+
 // wakeAll signals every feed; t.mu is held.
-func (t *term) wakeAll() {
+func (t *Term) wakeAll() {
 	for f := range t.feeds {
 		select {
 		case f.wake <- struct{}{}:
@@ -90,7 +114,7 @@ func (t *term) wakeAll() {
 // Attach implements providers.Terminal. The feed's goroutine ends when
 // ctx ends or the reader has taken the chunk that ends it; a reader that
 // stops reading holds only that goroutine, never the PTY.
-func (t *term) Attach(ctx context.Context) (*core.TermFeed, error) {
+func (t *Term) Attach(ctx context.Context) (*core.TermFeed, error) {
 	f := &feed{wake: make(chan struct{}, 1), reset: true}
 	t.mu.Lock()
 	if t.exited {
@@ -122,9 +146,18 @@ func (t *term) Attach(ctx context.Context) (*core.TermFeed, error) {
 	}}, nil
 }
 
+// Snapshot is the chunk a new pane would start with: a Reset with the
+// whole ring at the terminal's size. It works after Exit too, so a
+// caller can still show an exited program's last screen.
+func (t *Term) Snapshot() core.TermChunk {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return core.TermChunk{Reset: true, Data: t.ring.since(t.ring.start()), Cols: t.cols, Rows: t.rows}
+}
+
 // follow hands f's chunks to out until the terminal exits (after the
 // last byte) or ctx ends, and returns why it stopped.
-func (t *term) follow(ctx context.Context, f *feed, out chan<- core.TermChunk) error {
+func (t *Term) follow(ctx context.Context, f *feed, out chan<- core.TermChunk) error {
 	gap := time.NewTimer(0)
 	defer gap.Stop()
 	for {
@@ -161,7 +194,7 @@ func (t *term) follow(ctx context.Context, f *feed, out chan<- core.TermChunk) e
 // size when it asked for one or its offset fell out of the ring, else the
 // bytes since its offset. ok is false when there is nothing new; exited
 // reports that nothing more will come.
-func (t *term) next(f *feed) (c core.TermChunk, ok, exited bool) {
+func (t *Term) next(f *feed) (c core.TermChunk, ok, exited bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
@@ -177,7 +210,7 @@ func (t *term) next(f *feed) (c core.TermChunk, ok, exited bool) {
 
 // Input implements providers.Terminal. ctx bounds a write the child does
 // not read (its input queue is full).
-func (t *term) Input(ctx context.Context, data []byte) error {
+func (t *Term) Input(ctx context.Context, data []byte) error {
 	if len(data) > core.MaxTermInput {
 		return &core.InputError{Msg: fmt.Sprintf(
 			"terminal input is %d bytes, over the limit of %d; send a long paste in pieces", len(data), core.MaxTermInput)}
@@ -185,12 +218,14 @@ func (t *term) Input(ctx context.Context, data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
-	return t.send(ctx, data)
+	return t.Send(ctx, data)
 }
 
-// send writes to the PTY, whole, within ctx. Writes are serialized so
-// that one's deadline never cuts another's short.
-func (t *term) send(ctx context.Context, data []byte) error {
+// Send writes to the PTY, whole, within ctx, with no bound on its size
+// (Input is what a person's keys go through). Writes are serialized so
+// that one's deadline never cuts another's short. After Exit, or once
+// the master is closed or hung up, it is core.ErrNoTerminal.
+func (t *Term) Send(ctx context.Context, data []byte) error {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
 	t.mu.Lock()
@@ -227,7 +262,7 @@ func (t *term) send(ctx context.Context, data []byte) error {
 // Resize implements providers.Terminal. A new size makes every feed's
 // next chunk a Reset at that size, so each pane showing the terminal
 // learns it (the last resize wins); the same size again does nothing.
-func (t *term) Resize(cols, rows int) error {
+func (t *Term) Resize(cols, rows int) error {
 	if cols < 1 || cols > providers.MaxTermSize || rows < 1 || rows > providers.MaxTermSize {
 		return &core.InputError{Msg: fmt.Sprintf("terminal size %dx%d: columns and rows must be 1 to %d",
 			cols, rows, providers.MaxTermSize)}
@@ -251,47 +286,46 @@ func (t *term) Resize(cols, rows int) error {
 	return nil
 }
 
-// setSize sets a PTY's size (the child gets SIGWINCH). It is
-// pty.Setsize's ioctl, made through SyscallConn: pty.Setsize calls Fd,
-// which turns the file blocking for good, so deadlines and Close would no
-// longer interrupt a read or a write.
-func setSize(tty *os.File, cols, rows int) error {
-	rc, err := tty.SyscallConn()
+// Foreground is the PTY's foreground process group, 0 if unknown (the
+// program's jobs may run in groups of their own). It asks through
+// SyscallConn: Fd would make the master blocking.
+func (t *Term) Foreground() int {
+	rc, err := t.tty.SyscallConn()
 	if err != nil {
-		return err
+		return 0
 	}
-	var ierr error
-	if err := rc.Control(func(fd uintptr) {
-		ierr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, &unix.Winsize{Row: uint16(rows), Col: uint16(cols)})
-	}); err != nil {
-		return err
-	}
-	return ierr
+	pg := 0
+	_ = rc.Control(func(fd uintptr) {
+		if g, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil {
+			pg = g
+		}
+	})
+	return pg
 }
 
-// ring holds the last ringSize bytes written. Invariant: the byte at
-// offset o (counted from the first byte ever written) is buf[o%ringSize]
-// for start() <= o < total; buf grows to ringSize, then wraps.
+// ring holds the last RingSize bytes written. Invariant: the byte at
+// offset o (counted from the first byte ever written) is buf[o%RingSize]
+// for start() <= o < total; buf grows to RingSize, then wraps.
 type ring struct {
 	buf   []byte
 	total int64 // bytes ever written
 }
 
-func (r *ring) start() int64 { return max(0, r.total-ringSize) }
+func (r *ring) start() int64 { return max(0, r.total-RingSize) }
 
 func (r *ring) write(p []byte) {
 	r.total += int64(len(p))
-	if len(p) > ringSize {
-		p = p[len(p)-ringSize:]
+	if len(p) > RingSize {
+		p = p[len(p)-RingSize:]
 	}
-	if len(r.buf) < ringSize {
-		if int(r.total) <= ringSize {
+	if len(r.buf) < RingSize {
+		if int(r.total) <= RingSize {
 			r.buf = append(r.buf, p...)
 			return
 		}
-		r.buf = slices.Grow(r.buf, ringSize-len(r.buf))[:ringSize]
+		r.buf = slices.Grow(r.buf, RingSize-len(r.buf))[:RingSize]
 	}
-	i := int((r.total - int64(len(p))) % ringSize)
+	i := int((r.total - int64(len(p))) % RingSize)
 	n := copy(r.buf[i:], p)
 	copy(r.buf, p[n:])
 }
@@ -299,7 +333,7 @@ func (r *ring) write(p []byte) {
 // since copies the bytes from offset from (start() <= from <= total).
 func (r *ring) since(from int64) []byte {
 	out := make([]byte, r.total-from)
-	i := int(from % ringSize)
+	i := int(from % RingSize)
 	n := copy(out, r.buf[i:])
 	copy(out[n:], r.buf)
 	return out
