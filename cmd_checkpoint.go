@@ -17,22 +17,9 @@ func (a *app) cmdCheckpoint(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := a.connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.stop()
-	sub, err := s.Subscribe(ctx, 0)
-	if err != nil {
-		return err
-	}
-	rec, err := a.submit(ctx, s, core.Command{Kind: core.CmdCheckpoint, Thread: pos[0]})
-	if err != nil {
-		return err
-	}
-	err = a.waitCheckpoint(ctx, sub, rec.Checkpoint)
-	s.linger(ctx)
-	return err
+	return a.submitFollow(ctx, core.Command{Kind: core.CmdCheckpoint, Thread: pos[0]}, func(sub *core.Subscription, rec *core.Receipt) error {
+		return a.waitCheckpoint(ctx, sub, rec.Checkpoint)
+	})
 }
 
 // waitCheckpoint follows the journal until the checkpoint is recorded and

@@ -33,6 +33,14 @@ func (a *app) cmdRollback(ctx context.Context, args []string) error {
 			cmd.Checkpoint = core.CheckpointID(pos[0], *mark)
 		}
 	}
+	return a.submitFollow(ctx, cmd, func(sub *core.Subscription, rec *core.Receipt) error {
+		return a.waitOp(ctx, sub, rec.Op)
+	})
+}
+
+// submitFollow submits a command to the host, subscribed from the start
+// so no event of its outcome is missed, and waits with wait.
+func (a *app) submitFollow(ctx context.Context, cmd core.Command, wait func(*core.Subscription, *core.Receipt) error) error {
 	s, err := a.connect(ctx)
 	if err != nil {
 		return err
@@ -46,7 +54,7 @@ func (a *app) cmdRollback(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	err = a.waitOp(ctx, sub, rec.Op)
+	err = wait(sub, rec)
 	s.linger(ctx)
 	return err
 }

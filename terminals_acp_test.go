@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/nexus-tui/nexus/core"
-	"github.com/nexus-tui/nexus/core/api"
 	"github.com/nexus-tui/nexus/providers/agentproc/agenttest"
 )
 
@@ -21,19 +19,7 @@ import (
 func TestTermACPThroughHostAndSocket(t *testing.T) {
 	bin := agenttest.Scripted(t)
 	t.Setenv("NEXUS_GEMINI_COMMAND", bin+" "+agenttest.Script("acp/terminal.txt"))
-	dir := filepath.Join(t.TempDir(), "state")
-	h, err := startHost(dir, time.Second, nil, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := api.Dial(ctx, filepath.Join(dir, socketName), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	h, c, ctx := termHost(t)
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
 	if _, err := h.backend.Submit(ctx, core.Command{ID: "c-new", Kind: core.CmdThreadCreate, NewThread: "tac",
 		Provider: "gemini", Workspace: ws}); err != nil {

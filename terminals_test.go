@@ -20,19 +20,7 @@ func TestTermShellThroughHostAndSocket(t *testing.T) {
 	t.Setenv("NEXUS_SHELL_COMMAND", "bash --norc --noprofile -i")
 	t.Setenv("NEXUS_SHELL_IDLE", "200ms")
 	t.Setenv("PS1", "$ ")
-	dir := filepath.Join(t.TempDir(), "state")
-	h, err := startHost(dir, time.Second, nil, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := api.Dial(ctx, filepath.Join(dir, socketName), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	h, c, ctx := termHost(t)
 	ws := t.TempDir()
 	for _, id := range []string{"tsh", "tbi"} {
 		prov := map[string]string{"tsh": "shell", "tbi": "builtin"}[id]
@@ -98,6 +86,27 @@ func TestTermShellThroughHostAndSocket(t *testing.T) {
 	if !errors.Is(f.Err(), core.ErrTerminalExited) {
 		t.Fatalf("the client's feed ended with %v, want ErrTerminalExited", f.Err())
 	}
+}
+
+// termHost starts a host in a temporary state dir and dials it: the host
+// (its own backend) and a client over the socket, for a test of a minute
+// at most. Both are closed when the test ends.
+func termHost(t *testing.T) (*host, *api.Client, context.Context) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "state")
+	h, err := startHost(dir, time.Second, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.close)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	c, err := api.Dial(ctx, filepath.Join(dir, socketName), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return h, c, ctx
 }
 
 func waitRunEnded(t *testing.T, b core.Backend, run string) {
