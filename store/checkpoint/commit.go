@@ -85,7 +85,7 @@ func (m *Manager) commit(ctx context.Context, w *ws, q *quarantine, rt *refTx, t
 	// git fsyncs a ref's file (core.fsync) but not the directory that
 	// names it: without this a power cut could lose a new ref that the
 	// journal already calls ready.
-	if err = syncRefDirs(w.common, thread); err != nil {
+	if err = syncRefDirs(w.common, thread, scope); err != nil {
 		return cp, fmt.Errorf("checkpoint: fsync the refs of %s: %w", thread, err)
 	}
 	cp.Changed = m.changes(ctx, w, parent, parentTree, base, tree, counted)

@@ -125,7 +125,8 @@
 // never an empty ref or one naming a missing object, and no half-written
 // object under its name (git gc prunes temporary files a crash leaves
 // in objects/xx, and the next capture old quarantines). git fsyncs a
-// ref's file but not the directories naming it, so a capture fsyncs
+// ref's file but not the directories naming it, so a capture fsyncs the
+// scope's own directories (node/2/a1/ for scope node/2/a1/n3),
 // refs/nexus/checkpoints/<thread>, refs/nexus/tips and the directories
 // above them before it reports the checkpoint; a new shadow repository
 // is fsynced file by file before it is renamed into place, and the state

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -283,17 +284,23 @@ func syncTree(root string) error {
 	})
 }
 
-// syncRefDirs fsyncs the directories that name a thread's checkpoint refs
-// and tip, and the ones above them up to refs/. A directory that does not
-// exist (its refs are packed) is skipped.
-func syncRefDirs(common, thread string) error {
-	dirs := []string{
+// syncRefDirs fsyncs the directories that name a thread's checkpoint ref
+// of scope and its tip, and the ones above them up to refs/: a scope with
+// slashes (node/2/a1/n3) lives in directories of its own, which git made
+// and did not sync. A directory that does not exist (its refs are packed)
+// is skipped.
+func syncRefDirs(common, thread, scope string) error {
+	var dirs []string
+	for d := path.Dir(scope); d != "." && d != "/"; d = path.Dir(d) {
+		dirs = append(dirs, filepath.Join(common, filepath.FromSlash(CheckpointRefs), thread, filepath.FromSlash(d)))
+	}
+	dirs = append(dirs,
 		filepath.Join(common, filepath.FromSlash(CheckpointRefs), thread),
 		filepath.Join(common, filepath.FromSlash(CheckpointRefs)),
 		filepath.Join(common, filepath.FromSlash(TipRefs)),
 		filepath.Join(common, "refs", "nexus"),
 		filepath.Join(common, "refs"),
-	}
+	)
 	for _, d := range dirs {
 		if err := syncDir(d); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
