@@ -45,12 +45,10 @@ func shortCommit(c string) string {
 	return c
 }
 
-// changedSince says what a mark holds against the checkpoint before it.
+// changedSince says what a mark holds against the checkpoint before it
+// (the newest of its run's own and the marks taken after that run).
 func changedSince(cp *core.Checkpoint) string {
-	since := "the baseline"
-	if cp.Run > 0 {
-		since = fmt.Sprintf("run %d", cp.Run)
-	}
+	since := "the last checkpoint"
 	n := len(cp.Files) + cp.MoreFiles
 	if n == 0 {
 		return "no change since " + since

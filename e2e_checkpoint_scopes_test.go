@@ -114,7 +114,7 @@ func TestE2EMarkCheckpoint(t *testing.T) {
 			e.writeWS(map[string]string{"mine.txt": "my own edit\n"})
 			out := e.must("checkpoint", th)
 			want := "checkpoint " + core.CheckpointID(th, core.MarkScope(1)) + " ready"
-			if !strings.Contains(out, want) || !strings.Contains(out, "1 file(s) changed since run 1: mine.txt") {
+			if !strings.Contains(out, want) || !strings.Contains(out, "1 file(s) changed since the last checkpoint: mine.txt") {
 				t.Fatalf("checkpoint said %q, want %q and mine.txt", out, want)
 			}
 			e.must("send", th, "write two to b.txt")

@@ -24,15 +24,37 @@ func checkpointsOn(th *Thread) bool { return th != nil && th.Workspace != "" }
 
 // ParentCommit is the newest ready checkpoint commit of a thread before
 // run n (the parent of run n's checkpoint, what `nexus diff --run n`
-// compares with), or "".
+// compares with), or "": a mark taken after run i is newer than run i's
+// own checkpoint, so what a person changed between runs and marked is not
+// counted as the next run's.
 func (st *State) ParentCommit(thread string, n int) string {
-	for i := n - 1; i >= 1; i-- {
-		if c := st.Checkpoints[CheckpointID(thread, RunScope(i))]; c != nil && c.Status == CkReady {
+	var marks []*Checkpoint
+	for k := 1; ; k++ {
+		c := st.Checkpoints[CheckpointID(thread, MarkScope(k))]
+		if c == nil {
+			break
+		}
+		marks = append(marks, c)
+	}
+	newestMark := func(run int) string {
+		for k := len(marks) - 1; k >= 0; k-- {
+			if c := marks[k]; c.Run == run && c.Status == CkReady {
+				return c.Commit
+			}
+		}
+		return ""
+	}
+	for i := n - 1; i >= 0; i-- {
+		if m := newestMark(i); m != "" {
+			return m
+		}
+		scope := ScopeBase
+		if i > 0 {
+			scope = RunScope(i)
+		}
+		if c := st.Checkpoints[CheckpointID(thread, scope)]; c != nil && c.Status == CkReady {
 			return c.Commit
 		}
-	}
-	if c := st.Checkpoints[CheckpointID(thread, ScopeBase)]; c != nil && c.Status == CkReady {
-		return c.Commit
 	}
 	return ""
 }

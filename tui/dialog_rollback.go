@@ -13,24 +13,79 @@ import (
 )
 
 // The rollback dialog: pick a run of the selected thread whose checkpoint
-// is ready, see what rolling back to it changes, confirm, and the root
-// submits rollback.to_run. Its outcome (core.Operation) comes back as
-// journaled events: the status line says how it ended and the transcript
-// shows it at the run it went back to.
+// is ready (or, under its run, a mark or a subagent that changed files),
+// see what rolling back to it changes, confirm, and the root submits
+// rollback.to_run (rollback.node for a subagent). m marks the workspace
+// as it is now (checkpoint.capture); the mark shows up in the list once
+// captured. Its outcome (core.Operation) comes back as journaled events:
+// the status line says how it ended and the transcript shows it at the
+// run it went back to.
 
-// actRollback: roll a thread's workspace back to the end of a run (0:
-// before run 1), then close.
+// rollbackTarget is where a rollback goes: the end of a run (0: before
+// run 1), or a mark's or a subagent's checkpoint (cp) within it.
+type rollbackTarget struct {
+	run int
+	cp  *core.Checkpoint
+}
+
+// same reports whether two targets are the same place.
+func (t rollbackTarget) same(o rollbackTarget) bool {
+	if t.cp == nil || o.cp == nil {
+		return t.cp == nil && o.cp == nil && t.run == o.run
+	}
+	return t.cp.ID == o.cp.ID
+}
+
+// name is "run 3", "before run 1", "mark/1" or "the subagent in run 2".
+func (t rollbackTarget) name() string {
+	switch {
+	case t.cp == nil:
+		return target(t.run)
+	case t.cp.Node != "":
+		return "the subagent in run " + itoa(t.run)
+	}
+	return scopeName(t.cp.ID)
+}
+
+// scopeName is a checkpoint id without its thread: "mark/1".
+func scopeName(id string) string {
+	if _, scope, ok := strings.Cut(id, "/cp/"); ok {
+		return scope
+	}
+	return id
+}
+
+// actRollback: roll a thread's workspace back to a target, then close.
 type actRollback struct {
 	thread string
-	run    int
+	to     rollbackTarget
 }
 
 func (actRollback) isAction() {}
+
+// actMark: mark the thread's workspace as it is now.
+type actMark struct{ thread string }
+
+func (actMark) isAction() {}
+
+// command is the rollback command for a target.
+func (a actRollback) command() core.Command {
+	switch {
+	case a.to.cp == nil:
+		return core.Command{Kind: core.CmdRollbackToRun, Thread: a.thread, Run: a.to.run}
+	case a.to.cp.Node != "":
+		return core.Command{Kind: core.CmdRollbackNode, Thread: a.thread, Node: a.to.cp.Node}
+	}
+	return core.Command{Kind: core.CmdRollbackToRun, Thread: a.thread, Checkpoint: a.to.cp.ID}
+}
 
 // rollbackPlan is what rolling a thread back to run `to` changes, derived
 // from the checkpoints of the runs after it.
 type rollbackPlan struct {
 	to int
+	// name is where it goes ("run 2", "mark/1"), and within says what a
+	// target inside a run means for that run's own changes.
+	name, within string
 	// runs are the later runs that become rolled_back (queued ones are
 	// cancelled), in order.
 	runs []*core.Run
@@ -57,7 +112,7 @@ type fileUndo struct {
 // a delete): a file that existed is restored, one that did not is
 // removed, and one added and deleted again is left out.
 func planRollback(st *core.State, thread string, to int) rollbackPlan {
-	p := rollbackPlan{to: to}
+	p := rollbackPlan{to: to, name: target(to)}
 	byPath := map[string]*fileUndo{}
 	exists := map[string]bool{}
 	for _, r := range st.RunsOf(thread) {
@@ -111,10 +166,13 @@ func target(run int) string {
 // then as many files as fit.
 func (p rollbackPlan) lines(st *themes.Styles, w, room int) []string {
 	var out []string
-	if len(p.runs) == 0 {
+	if p.within != "" {
+		out = append(out, wrapStyled(p.within, w, st.Text)...)
+	}
+	if len(p.runs) == 0 && p.within == "" {
 		out = append(out, wrapStyled(fmt.Sprintf("Nothing ran after %s: its files are put back as they were then, undoing any edit made since.",
-			target(p.to)), w, st.Text)...)
-	} else {
+			p.name), w, st.Text)...)
+	} else if len(p.runs) > 0 {
 		var nums []string
 		for _, r := range p.runs {
 			n := itoa(r.Ordinal)
@@ -127,7 +185,7 @@ func (p rollbackPlan) lines(st *themes.Styles, w, room int) []string {
 		if len(nums) > 1 {
 			word = "runs "
 		}
-		out = append(out, wrapStyled(fmt.Sprintf("Rolling back to %s marks %s rolled back.", target(p.to),
+		out = append(out, wrapStyled(fmt.Sprintf("Rolling back to %s marks %s rolled back.", p.name,
 			word+strings.Join(nums, ", ")), w, st.Text)...)
 	}
 	for _, u := range p.unknown {
@@ -177,16 +235,30 @@ type rollbackDialog struct {
 	// warn says why the host will refuse now (a run is active), if so.
 	warn              string
 	thread, title, ws string
-	runs              []int // the run of each item; 0 is the baseline
+	targets           []rollbackTarget // the target of each item
 }
 
-// newRollbackDialog lists the runs of a thread whose checkpoint is ready,
-// newest first, then the baseline (before run 1) while any run can be
-// undone.
+// newRollbackDialog lists the places a thread can go back to, newest
+// first: each run whose checkpoint is ready, with the marks taken after
+// it above it and its subagents' checkpoints below it, then the baseline
+// (before run 1) while any run can be undone.
 func newRollbackDialog(st *core.State, th *core.Thread) *rollbackDialog {
 	d := &rollbackDialog{thread: th.ID, title: threadTitle(th), ws: th.Workspace, list: &pickDialog{title: "Roll back " + threadTitle(th),
 		intro: "Puts the workspace back as it was at the end of the run you pick. Later runs are marked rolled back and leave the agent's context."}}
-	var runs []int
+	nodes, marks := scopeCheckpoints(st, th.ID)
+	var targets []rollbackTarget
+	var items []pickItem
+	add := func(it pickItem, t rollbackTarget) { // newest first
+		items = append([]pickItem{it}, items...)
+		targets = append([]rollbackTarget{t}, targets...)
+	}
+	addMarks := func(run int) {
+		for _, c := range marks[run] {
+			add(pickItem{label: fmt.Sprintf("  ↳ %s, your mark after %s", scopeName(c.ID), target(run)), note: fileSummary(c)},
+				rollbackTarget{run: run, cp: c})
+		}
+	}
+	addMarks(0)
 	live := false
 	for _, r := range st.RunsOf(th.ID) {
 		if r.Status == core.RunRolledBack {
@@ -199,11 +271,18 @@ func newRollbackDialog(st *core.State, th *core.Thread) *rollbackDialog {
 		case r.Recoverable && r.Status == core.RunInterrupted:
 			d.warn = fmt.Sprintf("Run %d was interrupted by a host restart: resume or interrupt it first, or the host refuses.", r.Ordinal)
 		}
-		if c := checkpointOf(st, th.ID, r.Ordinal); c != nil && c.Status == core.CkReady {
-			d.list.items = append([]pickItem{{label: fmt.Sprintf("run %d: %s", r.Ordinal, oneLine(r.Text)),
-				note: fileSummary(c)}}, d.list.items...)
-			runs = append([]int{r.Ordinal}, runs...)
+		for _, c := range nodes[r.Ordinal] {
+			title := "subagent"
+			if n := st.Node(c.Node); n != nil && n.Title != "" {
+				title = n.Title
+			}
+			add(pickItem{label: "  ↳ " + oneLine(title), note: fileSummary(c)}, rollbackTarget{run: r.Ordinal, cp: c})
 		}
+		if c := checkpointOf(st, th.ID, r.Ordinal); c != nil && c.Status == core.CkReady {
+			add(pickItem{label: fmt.Sprintf("run %d: %s", r.Ordinal, oneLine(r.Text)), note: fileSummary(c)},
+				rollbackTarget{run: r.Ordinal})
+		}
+		addMarks(r.Ordinal)
 	}
 	for _, op := range st.Operations {
 		if op.Thread == th.ID && op.Status == core.OpRunning {
@@ -211,16 +290,65 @@ func newRollbackDialog(st *core.State, th *core.Thread) *rollbackDialog {
 		}
 	}
 	if c := st.Checkpoints[core.CheckpointID(th.ID, core.ScopeBase)]; live && c != nil && c.Status == core.CkReady {
-		d.list.items = append(d.list.items, pickItem{label: "before run 1", note: "the workspace as the thread found it"})
-		runs = append(runs, 0)
+		items = append(items, pickItem{label: "before run 1", note: "the workspace as the thread found it"})
+		targets = append(targets, rollbackTarget{})
 	}
-	for _, n := range runs {
-		d.plans = append(d.plans, planRollback(st, th.ID, n))
+	d.list.items = items
+	for _, t := range targets {
+		d.plans = append(d.plans, planTarget(st, th.ID, t))
 	}
 	id := th.ID
-	d.runs = runs
-	d.list.pick = func(i int) action { return actRollback{thread: id, run: runs[i]} }
+	d.targets = targets
+	d.list.pick = func(i int) action { return actRollback{thread: id, to: targets[i]} }
 	return d
+}
+
+// scopeCheckpoints are a thread's ready subagent and mark checkpoints by
+// the run they belong to, in id order (marks by number).
+func scopeCheckpoints(st *core.State, thread string) (nodes, marks map[int][]*core.Checkpoint) {
+	nodes, marks = map[int][]*core.Checkpoint{}, map[int][]*core.Checkpoint{}
+	for _, c := range st.Checkpoints {
+		if c.Thread != thread || c.Status != core.CkReady {
+			continue
+		}
+		switch {
+		case c.Node != "":
+			nodes[c.Run] = append(nodes[c.Run], c)
+		case strings.HasPrefix(c.Scope, "mark/"):
+			marks[c.Run] = append(marks[c.Run], c)
+		}
+	}
+	byNumber := func(a, b *core.Checkpoint) int {
+		if len(a.ID) != len(b.ID) {
+			return len(a.ID) - len(b.ID) // mark/9 before mark/10
+		}
+		return strings.Compare(a.ID, b.ID)
+	}
+	for _, l := range nodes {
+		slices.SortFunc(l, byNumber)
+	}
+	for _, l := range marks {
+		slices.SortFunc(l, byNumber)
+	}
+	return nodes, marks
+}
+
+// planTarget is the plan of a rollback to a target: a run's, or for a
+// mark or a subagent, its run's with a word on what that means.
+func planTarget(st *core.State, thread string, t rollbackTarget) rollbackPlan {
+	p := planRollback(st, thread, t.run)
+	if t.cp == nil {
+		return p
+	}
+	p.name = t.name()
+	if t.cp.Node != "" {
+		p.within = fmt.Sprintf("Goes back to the end of this subagent, inside run %d: what run %d did after it is undone too (not listed).",
+			t.run, t.run)
+	} else {
+		p.within = fmt.Sprintf("Goes back to %s, taken after %s: edits made since are undone; what the mark holds beyond %s stays.",
+			scopeName(t.cp.ID), target(t.run), target(t.run))
+	}
+	return p
 }
 
 // refresh rebuilds the dialog after the journal moved (a run ended, a
@@ -233,11 +361,11 @@ func (d *rollbackDialog) refresh(st *core.State) bool {
 		return false
 	}
 	n := newRollbackDialog(st, th)
-	if len(n.runs) == 0 {
+	if len(n.targets) == 0 {
 		return false
 	}
-	at := d.runs[d.list.cursor]
-	if i := slices.Index(n.runs, at); i >= 0 {
+	at := d.targets[d.list.cursor]
+	if i := slices.IndexFunc(n.targets, at.same); i >= 0 {
 		n.list.cursor, n.armed = i, d.armed
 	}
 	n.list.top = d.list.top
@@ -260,6 +388,9 @@ func (d *rollbackDialog) update(msg tea.Msg, keys KeyMap) (action, tea.Cmd) {
 		}
 		d.armed = false
 	}
+	if key.Matches(k, keys.RollbackMark) {
+		return actMark{thread: d.thread}, nil
+	}
 	act, cmd := d.list.update(msg, keys)
 	if _, picked := act.(actRollback); picked {
 		d.armed = true
@@ -276,11 +407,11 @@ func (d *rollbackDialog) view(st *themes.Styles, maxW, maxH int) []string {
 		body = append(body, "")
 	}
 	var confirm []string
-	hints := "enter choose · up/down pick a run · esc cancel"
+	hints := "enter choose · up/down pick · m mark now · esc cancel"
 	if d.armed {
 		p := d.plans[d.list.cursor]
 		confirm = append([]string{""}, wrapStyled(fmt.Sprintf("Roll back %s to %s now? This rewrites files in %s.",
-			d.title, target(p.to), orDefault(d.ws, "its workspace")), inner, st.Request)...)
+			d.title, p.name, orDefault(d.ws, "its workspace")), inner, st.Request)...)
 		hints = "enter/y roll back · esc/n back to the list"
 	}
 	avail := max(3, maxH-4-len(body)-len(confirm))
@@ -322,12 +453,13 @@ func (m *Model) rollbackLines(thread string, n, w int) []string {
 	sort.Slice(ops, func(i, j int) bool { return ops[i].ID < ops[j].ID })
 	var out []string
 	for _, op := range ops {
-		text, st := "rolled the workspace back to "+target(n)+" · "+op.Detail, m.st.NodeDone
+		to := opTarget(op)
+		text, st := "rolled the workspace back to "+to+" · "+op.Detail, m.st.NodeDone
 		switch op.Status {
 		case core.OpRunning:
-			text, st = "rolling the workspace back to "+target(n)+" · step "+op.Step, m.st.NodeRunning
+			text, st = "rolling the workspace back to "+to+" · step "+op.Step, m.st.NodeRunning
 		case core.OpPartial, core.OpRefused:
-			text, st = "rollback to "+target(n)+" "+op.Status+" · "+op.Detail, m.st.NodeFailed
+			text, st = "rollback to "+to+" "+op.Status+" · "+op.Detail, m.st.NodeFailed
 		}
 		out = append(out, wrapIndent(text, "↶ ", w, st)...)
 	}
@@ -356,7 +488,26 @@ func (m *Model) rollbackStarted(c core.Command, rec *core.Receipt) tea.Cmd {
 			return m.opOutcome(op)
 		}
 	}
-	return m.setFlash("rolling back to "+target(c.Run)+"…", false)
+	to := target(c.Run)
+	switch {
+	case c.Kind == core.CmdRollbackNode:
+		to = "the subagent"
+	case c.Checkpoint != "":
+		to = scopeName(c.Checkpoint)
+	}
+	return m.setFlash("rolling back to "+to+"…", false)
+}
+
+// opTarget names where a rollback went: "run 2", or a mark or a
+// subagent of run 2.
+func opTarget(op *core.Operation) string {
+	switch {
+	case op.Target == "":
+		return target(op.ToRun)
+	case strings.Contains(op.Target, "/cp/node/"):
+		return "the subagent in run " + itoa(op.ToRun)
+	}
+	return scopeName(op.Target)
 }
 
 // opOutcome puts how a rollback ended in the status line.
@@ -365,6 +516,6 @@ func (m *Model) opOutcome(op *core.Operation) tea.Cmd {
 	if th := m.state.Threads[op.Thread]; th != nil {
 		where = threadTitle(th)
 	}
-	return m.setFlash(fmt.Sprintf("rollback of %s to %s %s: %s", where, target(op.ToRun), op.Status, op.Detail),
+	return m.setFlash(fmt.Sprintf("rollback of %s to %s %s: %s", where, opTarget(op), op.Status, op.Detail),
 		op.Status != core.OpCompleted)
 }

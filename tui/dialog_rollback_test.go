@@ -288,9 +288,9 @@ func TestRollbackDialogFollowsTheJournal(t *testing.T) {
 	j.add(core.Event{Type: core.EvRunUpdated, Thread: "t1", Run: done.ID, Payload: core.Payload{Run: &done}})
 	j.checkpoint("t1", 2, core.CkReady, 0, fc("M", "a.txt", 2, 1))
 	hs.send(frameMsg{journal: j.events[from:]})
-	if len(d.list.items) != 2 || d.runs[d.list.cursor] != 1 || !d.armed {
+	if len(d.list.items) != 2 || d.targets[d.list.cursor].run != 1 || !d.armed {
 		t.Fatalf("after run 2 ended the dialog offers %+v with the cursor on run %d (armed %v); want runs 2 and 1, still asking about run 1",
-			d.list.items, d.runs[d.list.cursor], d.armed)
+			d.list.items, d.targets[d.list.cursor].run, d.armed)
 	}
 	if scr := hs.screen(); !strings.Contains(scr, "marks run 2 rolled back") || strings.Contains(scr, "is active") {
 		t.Errorf("the preview did not follow run 2's end:\n%s", scr)

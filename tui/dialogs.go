@@ -81,7 +81,10 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 			Provider: a.profile.Name, Caps: a.profile.Caps}, ""))
 	case actRollback:
 		m.popDialog()
-		return tea.Batch(cmd, m.submit(core.Command{Kind: core.CmdRollbackToRun, Thread: a.thread, Run: a.run}, ""))
+		return tea.Batch(cmd, m.submit(a.command(), ""))
+	case actMark:
+		return tea.Batch(cmd, m.submit(core.Command{Kind: core.CmdCheckpoint, Thread: a.thread}, ""),
+			m.setFlash("marking the workspace…", false))
 	case actQuit:
 		m.popDialog()
 		return tea.Quit

@@ -41,8 +41,9 @@
 //     over the whole screen but the banner and the status line, fetched
 //     through Options.Diff by a tea.Cmd (see the decisions below).
 //   - dialog_forms.go (approval, question, new thread), dialog_pick.go
-//     (fork, switch provider) and dialog_rollback.go (roll back to a run:
-//     a pick list with a preview of what changes, and a second enter; the
+//     (fork, switch provider) and dialog_rollback.go (roll back to a run,
+//     a mark or a subagent that changed files: a pick list with a preview
+//     of what changes, and a second enter; m marks the workspace now; the
 //     rollback's outcome in the status line and the transcript) are the
 //     dialogs; dialogs.go has the stack, help and quit.
 //   - prefs.go keeps the pane proportions the person chose in
@@ -107,9 +108,11 @@
 //	ctrl+y        resume the selected thread's run a host restart interrupted
 //	ctrl+t        fork the selected thread at a completed run (dialog)
 //	ctrl+p        switch the selected thread's provider (dialog)
-//	ctrl+z        roll the selected thread's workspace back to a run
-//	              (dialog: enter picks the run, enter or y again rolls
-//	              back, esc or n goes back to the list)
+//	ctrl+z        roll the selected thread's workspace back to a run, a
+//	              mark (listed above the run it follows) or a subagent
+//	              that changed files (below its run) (dialog: enter picks,
+//	              enter or y again rolls back, esc or n goes back to the
+//	              list, m marks the workspace as it is now)
 //	ctrl+d        the unified diff of the run at the transcript cursor
 //	              (else the thread's latest run with a ready checkpoint);
 //	              up/down, pgup/pgdown, home/end (g/G, j/k, the wheel)

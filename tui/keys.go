@@ -76,6 +76,7 @@ type KeyMap struct {
 	// Rollback dialog, once enter chose the run.
 	RollbackConfirm key.Binding
 	RollbackBack    key.Binding
+	RollbackMark    key.Binding
 
 	// Diff view: Diff opens it from anywhere but a terminal pane (and
 	// closes it, as CancelDialog does); it scrolls with Up, Down, PageUp,
@@ -148,6 +149,7 @@ func DefaultKeyMap() KeyMap {
 
 		RollbackConfirm: bind("enter/y", "roll back now (asked after enter chose the run)", "enter", "y", "Y"),
 		RollbackBack:    bind("esc/n", "not now: back to the list of runs", "esc", "n", "N"),
+		RollbackMark:    bind("m", "mark the workspace now (a point to come back to)", "m", "M"),
 
 		Diff: bind("ctrl+d", "diff of the transcript cursor's run, else the latest", "ctrl+d"),
 	}
@@ -172,7 +174,7 @@ func (k KeyMap) groups() []keyGroup {
 			k.TermLeave}},
 		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, k.Up, k.Down, k.GridZoom, k.GridBack}},
 		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
-		{"Rollback dialog", []key.Binding{k.Up, k.Down, k.Confirm, k.RollbackConfirm, k.RollbackBack, k.CancelDialog}},
+		{"Rollback dialog", []key.Binding{k.Up, k.Down, k.Confirm, k.RollbackConfirm, k.RollbackBack, k.RollbackMark, k.CancelDialog}},
 		{"New thread dialog", []key.Binding{k.NextField, k.PrevField, k.Confirm, k.CancelDialog}},
 		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.Up, k.Down, k.PageUp, k.PageDown,
 			k.Top, k.Bottom, k.CancelDialog}},

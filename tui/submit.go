@@ -127,8 +127,12 @@ func (m *Model) submitted(r submitResultMsg) tea.Cmd {
 		return m.setFlash("thread created", false)
 	case core.CmdProviderSwitch:
 		return m.setFlash("provider switched to "+r.cmd.Provider, false)
-	case core.CmdRollbackToRun:
+	case core.CmdRollbackToRun, core.CmdRollbackNode:
 		return m.rollbackStarted(r.cmd, r.rec)
+	case core.CmdCheckpoint:
+		if r.rec != nil {
+			return m.setFlash("marking the workspace as "+scopeName(r.rec.Checkpoint)+"…", false)
+		}
 	case core.CmdMessageSend:
 		if r.rec != nil && r.rec.Mode == core.ModeQueue {
 			return m.setFlash(fmt.Sprintf("queued as run %d", r.rec.Ordinal), false)
@@ -163,8 +167,10 @@ func describe(c core.Command) string {
 		return "forking"
 	case core.CmdProviderSwitch:
 		return "switching provider"
-	case core.CmdRollbackToRun:
+	case core.CmdRollbackToRun, core.CmdRollbackNode:
 		return "rolling back"
+	case core.CmdCheckpoint:
+		return "marking the workspace"
 	}
 	return c.Kind
 }
