@@ -128,6 +128,10 @@
 //     files are the run's changes up to the node's end. checkpoint.capture
 //     marks an idle thread's workspace as scope mark/<k>, belonging to the
 //     newest run not rolled back; one capture of either kind at a time.
+//     A run's parent checkpoint (State.ParentCommit: what its files and
+//     `nexus diff --run` compare with) is the newest ready mark taken
+//     after the run before it, else that run's own checkpoint, so edits a
+//     person marked between runs are not counted as the next run's.
 //     rollback.node (and rollback.to_run with Command.Checkpoint, for a
 //     mark) restores that checkpoint, drops the runs after its run like a
 //     run rollback (no provider step when there are none), marks their
