@@ -66,6 +66,19 @@ func (t *tx) captureEffect(th *Thread, run, scope string, ordinal int) {
 		t.st.Effect(CheckpointID(th.ID, scope)+":capture") == nil)
 }
 
+// releaseAwaiting starts the turn of a run that waited for the thread's
+// baseline or for a mark, once neither is being captured.
+func (t *tx) releaseAwaiting(th *Thread) {
+	r := t.st.ActiveRun(th.ID)
+	if r == nil || !r.AwaitBase || t.needBase(th) || t.st.pendingCapture(th.ID) != "" {
+		return
+	}
+	rc := *r
+	rc.AwaitBase = false
+	t.putRun(rc)
+	t.startTurnEffect(&rc, t.st.CurrentAttempt(&rc))
+}
+
 // needBase reports whether a run must wait for the thread's baseline.
 func (t *tx) needBase(th *Thread) bool {
 	return checkpointsOn(th) && t.st.Checkpoints[CheckpointID(th.ID, ScopeBase)] == nil
@@ -93,13 +106,8 @@ func (t *tx) observeCheckpoint(o *Observation) {
 	if cur := t.st.Checkpoints[c.ID]; cur == nil || !cur.same(&c) {
 		t.emit(EvCheckpoint, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Checkpoint: &c}})
 	}
-	if o.Key == ScopeBase {
-		if r := t.st.ActiveRun(th.ID); r != nil && r.AwaitBase {
-			rc := *r
-			rc.AwaitBase = false
-			t.putRun(rc)
-			t.startTurnEffect(&rc, t.st.CurrentAttempt(&rc))
-		}
+	if !isRun {
+		t.releaseAwaiting(th)
 		return
 	}
 	if r := t.st.RunByOrdinal(th.ID, c.Run); isRun && r != nil && r.Finishing != "" {

@@ -162,6 +162,12 @@ func (t *tx) startRun(r Run, reason string) {
 		rc.AwaitBase = true
 		t.putRun(rc)
 		t.captureEffect(th, r.ID, ScopeBase, 0)
+	} else if t.st.pendingCapture(th.ID) != "" {
+		// A mark is being captured: the agent waits, so that its first
+		// writes are not in the mark.
+		rc := *t.st.Runs[r.ID]
+		rc.AwaitBase = true
+		t.putRun(rc)
 	} else {
 		t.startTurnEffect(t.st.Runs[r.ID], t.st.Attempt(a.ID))
 	}

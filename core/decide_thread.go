@@ -179,6 +179,12 @@ func (t *tx) recover() {
 		if r == nil {
 			continue
 		}
+		if r.AwaitBase && !t.needBase(th) {
+			// It waited for a mark, which abandonScopeCaptures recorded
+			// as cut short: nothing to wait for any more.
+			t.releaseAwaiting(th)
+			continue
+		}
 		if r.Finishing != "" || r.AwaitBase {
 			// A capture was in flight: it is idempotent, ask again.
 			scope, n := RunScope(r.Ordinal), r.Ordinal

@@ -127,7 +127,8 @@
 //     scope node/<run>/<attempt>/<node> with the run's parent, so its
 //     files are the run's changes up to the node's end. checkpoint.capture
 //     marks an idle thread's workspace as scope mark/<k>, belonging to the
-//     newest run not rolled back; one capture of either kind at a time.
+//     newest run not rolled back; one capture of either kind at a time,
+//     and a run sent while a mark is captured waits for it (AwaitBase).
 //     A run's parent checkpoint (State.ParentCommit: what its files and
 //     `nexus diff --run` compare with) is the newest ready mark taken
 //     after the run before it, else that run's own checkpoint, so edits a

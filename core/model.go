@@ -159,8 +159,8 @@ type Run struct {
 	// Finishing holds the status the run takes once its completion
 	// barrier's checkpoint is captured (or recorded missing).
 	Finishing string `json:"finishing,omitempty" msgpack:"fi,omitempty"`
-	// AwaitBase holds run 1's first turn until the pre-run baseline
-	// checkpoint of the workspace is captured.
+	// AwaitBase holds a run's first turn until the workspace's pre-run
+	// baseline (run 1), or a mark being captured, is done.
 	AwaitBase bool   `json:"awaitBase,omitempty" msgpack:"ab,omitempty"`
 	Reply     string `json:"reply,omitempty" msgpack:"rl,omitempty"`
 	Error     string `json:"error,omitempty" msgpack:"er,omitempty"`
