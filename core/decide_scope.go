@@ -100,10 +100,8 @@ func (t *tx) mark(c *Command) *Rejection {
 		return rej
 	}
 	k, latest := 1, 0
-	for _, cp := range t.st.Checkpoints {
-		if cp.Thread == th.ID && strings.HasPrefix(cp.Scope, markScopePrefix) {
-			k++
-		}
+	for t.st.Effect(CheckpointID(th.ID, MarkScope(k))+":capture") != nil {
+		k++
 	}
 	for _, r := range t.st.RunsOf(th.ID) {
 		if r.Status != RunRolledBack && r.Status != RunCancelled {
@@ -142,20 +140,23 @@ func (t *tx) idleForCheckpoints(th *Thread, why string) *Rejection {
 	return nil
 }
 
-// pendingCapture is the id of a mark or node checkpoint of the thread
-// whose capture started and has not ended, or "".
+// pendingCapture is the id of a mark of the thread whose capture started
+// and has not ended, or "". Marks are numbered from 1 without gaps, each
+// with its capture effect, so this probes the thread's marks only: it
+// runs at every run start. (A node's capture cannot be pending while its
+// thread is idle: the host captures a workspace's scopes in order, and
+// the run ends only after its own capture.)
 func (st *State) pendingCapture(thread string) string {
-	for _, key := range startedCaptures(st) {
-		e := st.Effects[key]
-		id, ok := strings.CutSuffix(key, ":capture")
-		if !ok || e.Status != "started" || !strings.HasPrefix(id, thread+"/cp/") {
-			continue
+	for k := 1; ; k++ {
+		id := CheckpointID(thread, MarkScope(k))
+		e := st.Effect(id + ":capture")
+		if e == nil {
+			return ""
 		}
-		if scope := strings.TrimPrefix(id, thread+"/cp/"); strings.HasPrefix(scope, markScopePrefix) || strings.HasPrefix(scope, nodeScopePrefix) {
+		if e.Status == "started" {
 			return id
 		}
 	}
-	return ""
 }
 
 // rollbackScope starts rollback.node, and rollback.to_run naming a

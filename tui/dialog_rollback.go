@@ -304,31 +304,36 @@ func newRollbackDialog(st *core.State, th *core.Thread) *rollbackDialog {
 }
 
 // scopeCheckpoints are a thread's ready subagent and mark checkpoints by
-// the run they belong to, in id order (marks by number).
+// the run they belong to, in order. It looks only at the thread's own
+// subagent nodes and marks (marks are numbered from 1 without gaps), so
+// the dialog's refresh on every journal frame costs what the thread
+// holds, not what the whole state does.
 func scopeCheckpoints(st *core.State, thread string) (nodes, marks map[int][]*core.Checkpoint) {
 	nodes, marks = map[int][]*core.Checkpoint{}, map[int][]*core.Checkpoint{}
-	for _, c := range st.Checkpoints {
-		if c.Thread != thread || c.Status != core.CkReady {
-			continue
+	for _, r := range st.RunsOf(thread) {
+		for _, a := range st.AttemptsOf(r.ID) {
+			for _, n := range st.NodesOf(a.ID) {
+				if n.Kind != core.NodeSubagent {
+					continue
+				}
+				if c := st.Checkpoints[core.CheckpointID(thread, core.NodeScope(thread, n.ID))]; c != nil && c.Status == core.CkReady {
+					nodes[c.Run] = append(nodes[c.Run], c)
+				}
+			}
 		}
-		switch {
-		case c.Node != "":
-			nodes[c.Run] = append(nodes[c.Run], c)
-		case strings.HasPrefix(c.Scope, "mark/"):
+	}
+	for k := 1; ; k++ {
+		id := core.CheckpointID(thread, core.MarkScope(k))
+		c := st.Checkpoints[id]
+		if c == nil {
+			if st.Effect(id+":capture") != nil {
+				continue // being captured, or cut short by a restart
+			}
+			break
+		}
+		if c.Status == core.CkReady {
 			marks[c.Run] = append(marks[c.Run], c)
 		}
-	}
-	byNumber := func(a, b *core.Checkpoint) int {
-		if len(a.ID) != len(b.ID) {
-			return len(a.ID) - len(b.ID) // mark/9 before mark/10
-		}
-		return strings.Compare(a.ID, b.ID)
-	}
-	for _, l := range nodes {
-		slices.SortFunc(l, byNumber)
-	}
-	for _, l := range marks {
-		slices.SortFunc(l, byNumber)
 	}
 	return nodes, marks
 }
