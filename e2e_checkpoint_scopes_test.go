@@ -117,7 +117,16 @@ func TestE2EMarkCheckpoint(t *testing.T) {
 			if !strings.Contains(out, want) || !strings.Contains(out, "1 file(s) changed since the last checkpoint: mine.txt") {
 				t.Fatalf("checkpoint said %q, want %q and mine.txt", out, want)
 			}
+			// A second mark holds only what changed since the first.
+			e.writeWS(map[string]string{"mine.txt": "my second edit\n"})
+			if out := e.must("checkpoint", th); !strings.Contains(out, "1 file(s) changed since the last checkpoint: mine.txt") {
+				t.Fatalf("the second mark said %q", out)
+			}
 			e.must("send", th, "write two to b.txt")
+			// Run 2 started from mark/2: its files are its own.
+			if c := findCheckpoint(e.show(th), core.RunScope(2)); c == nil || len(c.Files) != 1 || c.Files[0].Path != "b.txt" {
+				t.Fatalf("run 2 after two marks: checkpoint %+v, want b.txt alone", c)
+			}
 			diff := e.must("diff", th, "--from", "1", "--to", "mark/1")
 			if !strings.Contains(diff, "A mine.txt | +1 -0") || !strings.Contains(diff, "+my own edit") || strings.Contains(diff, "b.txt") {
 				t.Fatalf("diff from run 1 to mark/1:\n%s", diff)
@@ -147,7 +156,15 @@ func TestE2EMarkCheckpoint(t *testing.T) {
 			if v := e.show(th); v.Runs[1].Status != core.RunRolledBack {
 				t.Fatalf("run 2 is %s after the rollback to the mark", v.Runs[1].Status)
 			}
+			// The next run starts from the mark: its files are its own.
+			e.must("send", th, "write three to c.txt")
+			if c := findCheckpoint(e.show(th), core.RunScope(3)); c == nil || len(c.Files) != 1 || c.Files[0].Path != "c.txt" {
+				t.Fatalf("run 3 after the rollback to the mark: checkpoint %+v, want c.txt alone", c)
+			}
 			e.must("rollback", th, "--to-run", "1")
+			if _, ok := e.readWS("c.txt"); ok {
+				t.Fatal("c.txt is still there after rolling back to run 1")
+			}
 			if _, ok := e.readWS("mine.txt"); ok {
 				t.Fatal("mine.txt is still there after rolling back to run 1")
 			}

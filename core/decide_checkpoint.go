@@ -26,7 +26,8 @@ func checkpointsOn(th *Thread) bool { return th != nil && th.Workspace != "" }
 // run n (the parent of run n's checkpoint, what `nexus diff --run n`
 // compares with), or "": a mark taken after run i is newer than run i's
 // own checkpoint, so what a person changed between runs and marked is not
-// counted as the next run's.
+// counted as the next run's; and after a rollback to a node's or a mark's
+// checkpoint, that checkpoint is where the next run started.
 func (st *State) ParentCommit(thread string, n int) string {
 	var marks []*Checkpoint
 	for k := 1; ; k++ {
@@ -36,16 +37,26 @@ func (st *State) ParentCommit(thread string, n int) string {
 		}
 		marks = append(marks, c)
 	}
-	newestMark := func(run int) string {
-		for k := len(marks) - 1; k >= 0; k-- {
+	newestMark := func(run, after int) string { // a mark numbered above after
+		for k := len(marks) - 1; k >= after; k-- {
 			if c := marks[k]; c.Run == run && c.Status == CkReady {
 				return c.Commit
 			}
 		}
 		return ""
 	}
+	op := st.lastRollback(thread)
 	for i := n - 1; i >= 0; i-- {
-		if m := newestMark(i); m != "" {
+		if op != nil && op.Target != "" && op.ToRun == i {
+			// The files went back to a node's or a mark's checkpoint
+			// after run i: that is where the next run starts, unless a
+			// mark was taken since.
+			if m := newestMark(i, op.Marks); m != "" {
+				return m
+			}
+			return op.Commit
+		}
+		if m := newestMark(i, 0); m != "" {
 			return m
 		}
 		scope := ScopeBase
@@ -57,6 +68,23 @@ func (st *State) ParentCommit(thread string, n int) string {
 		}
 	}
 	return ""
+}
+
+// lastRollback is the thread's newest rollback if it completed, else nil.
+// Rollbacks are numbered from 1 without gaps.
+func (st *State) lastRollback(thread string) *Operation {
+	var last *Operation
+	for k := 1; ; k++ {
+		op := st.Operations[thread+"/rollback"+itoa(k)]
+		if op == nil {
+			break
+		}
+		last = op
+	}
+	if last == nil || last.Status != OpCompleted {
+		return nil
+	}
+	return last
 }
 
 // captureEffect asks for a checkpoint of a thread's workspace.

@@ -214,6 +214,9 @@ func (t *tx) startRollback(th *Thread, cp *Checkpoint) {
 	}
 	op := Operation{ID: fmt.Sprintf("%s/rollback%d", th.ID, n), Kind: "rollback", Thread: th.ID, ToRun: cp.Run,
 		Step: StepProvider, Status: OpRunning, Commit: cp.Commit}
+	for t.st.Effect(CheckpointID(th.ID, MarkScope(op.Marks+1))+":capture") != nil {
+		op.Marks++
+	}
 	if cp.Scope != ScopeBase && cp.Scope != RunScope(cp.Run) {
 		op.Target = cp.ID
 	}

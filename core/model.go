@@ -358,6 +358,9 @@ type Operation struct {
 	// different from run ToRun's checkpoint.
 	Target string `json:"target,omitempty" msgpack:"tg,omitempty"`
 	Dirty  bool   `json:"dirty,omitempty" msgpack:"dy,omitempty"`
+	// Marks counts the thread's marks when the rollback started: a mark
+	// numbered above it was taken after the rollback.
+	Marks int `json:"marks,omitempty" msgpack:"mk,omitempty"`
 }
 
 // Operation statuses and rollback steps.

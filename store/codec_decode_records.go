@@ -260,6 +260,8 @@ func decOperation(r *reader) *core.Operation {
 			v.Target = r.str()
 		case "dy":
 			v.Dirty = r.bool()
+		case "mk":
+			v.Marks = int(r.int())
 		default:
 			r.skip()
 		}

@@ -292,6 +292,7 @@ func encOperation(e *enc, op *core.Operation) {
 	o.strOmit("cm", op.Commit)
 	o.strOmit("tg", op.Target)
 	o.boolOmit("dy", op.Dirty)
+	o.intOmit("mk", int64(op.Marks))
 	o.end()
 }
 

@@ -197,6 +197,7 @@
 //	receipt    "ck"  Checkpoint: the checkpoint a checkpoint.capture took
 //	operation  "dy"  Dirty: that rollback left the workspace different
 //	                 from its run's checkpoint
+//	operation  "mk"  Marks: how many marks the thread had when it started
 //
 // A binary that predates a field skips it; its Verify then finds a
 // snapshot written by a newer binary unequal to its own replay (the field
