@@ -95,3 +95,8 @@ func TestTranscriptNamesTheRollbackTarget(t *testing.T) {
 	hs := newHarness(t, st, 120, 40)
 	hs.expectScreen("the rollback in the transcript", "rolled the workspace back to mark/1")
 }
+
+func TestSubagentLineShowsItsCheckpoint(t *testing.T) {
+	hs := newHarness(t, scopesState(t), 120, 40)
+	hs.expectScreen("the subagent's checkpoint in the transcript", "subagent: write a · checkpoint: 1 file +1")
+}

@@ -44,7 +44,7 @@ func (m *Model) renderNode(n *core.Node, q *core.Request, depth, w, kids int) []
 	}
 	fold := m.folds[n.ID]
 	glyph, st := m.nodeGlyph(n.Status)
-	meta := nodeMeta(n)
+	meta := nodeMeta(n) + m.subagentCheckpoint(n)
 	text, bw := n.Text, max(1, w-len(indent)-4)
 	if n.Kind == core.NodeWorkerStep && n.Action == "run_command" {
 		text = m.commandOutput(n.ID, text, bw, n.Status == core.NodeRunning)
@@ -81,6 +81,24 @@ func (m *Model) nodeHead(indent, glyph string, st lipgloss.Style, title, meta st
 		lines = []string{indent + st.Render(glyph+" ")}
 	}
 	return append(lines, m.st.Muted.Render(trunc(indent+"  "+strings.TrimPrefix(meta, " · "), w)))
+}
+
+// subagentCheckpoint is a subagent's checkpoint in its line's metadata
+// (" · checkpoint: 1 file +1", a place ctrl+z can go back to), or "".
+func (m *Model) subagentCheckpoint(n *core.Node) string {
+	if n.Kind != core.NodeSubagent {
+		return ""
+	}
+	c := m.state.Checkpoints[core.CheckpointID(n.Thread, core.NodeScope(n.Thread, n.ID))]
+	switch {
+	case c == nil:
+		return ""
+	case c.Status == core.CkReady:
+		return " · checkpoint: " + fileSummary(c)
+	case c.Status == core.CkStale:
+		return " · checkpoint stale"
+	}
+	return " · " + fileSummary(c)
 }
 
 // nodeTitle is what a tool node does: its action and its arguments
