@@ -67,23 +67,7 @@ func (sc *screen) Attach(ctx context.Context) (*core.TermFeed, error) {
 	if cur, _, closed := sc.state(); closed || cur == nil {
 		return nil, core.ErrNoTerminal
 	}
-	out := make(chan core.TermChunk)
-	var (
-		mu  sync.Mutex
-		err error
-	)
-	go func() {
-		end := sc.follow(ctx, out)
-		mu.Lock()
-		err = end
-		mu.Unlock()
-		close(out)
-	}()
-	return &core.TermFeed{Chunks: out, Err: func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		return err
-	}}, nil
+	return ptyterm.NewFeed(func(out chan<- core.TermChunk) error { return sc.follow(ctx, out) }), nil
 }
 
 // follow shows the current terminal, then each that takes the screen

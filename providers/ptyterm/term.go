@@ -124,16 +124,27 @@ func (t *Term) Attach(ctx context.Context) (*core.TermFeed, error) {
 	t.feeds[f] = struct{}{}
 	t.mu.Unlock()
 	f.wake <- struct{}{}
+	return NewFeed(func(out chan<- core.TermChunk) error {
+		defer func() {
+			t.mu.Lock()
+			delete(t.feeds, f)
+			t.mu.Unlock()
+		}()
+		return t.follow(ctx, f, out)
+	}), nil
+}
+
+// NewFeed runs follow on a goroutine of its own: the feed's chunks are
+// what it sends, its channel closes when follow returns, and Err then
+// says what follow returned.
+func NewFeed(follow func(out chan<- core.TermChunk) error) *core.TermFeed {
 	out := make(chan core.TermChunk)
 	var (
 		mu  sync.Mutex
 		err error
 	)
 	go func() {
-		end := t.follow(ctx, f, out)
-		t.mu.Lock()
-		delete(t.feeds, f)
-		t.mu.Unlock()
+		end := follow(out)
 		mu.Lock()
 		err = end
 		mu.Unlock()
@@ -143,7 +154,7 @@ func (t *Term) Attach(ctx context.Context) (*core.TermFeed, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return err
-	}}, nil
+	}}
 }
 
 // Snapshot is the chunk a new pane would start with: a Reset with the
