@@ -7,7 +7,8 @@
 //
 // It exports only what both need: Start, the Term (Pump, Exit, Close,
 // Send, Snapshot, Foreground, and Attach, Input and Resize of
-// providers.Terminal), Text, and the sizes.
+// providers.Terminal), NewFeed (a follow loop as a core.TermFeed), Text,
+// and the sizes.
 //
 //   - Start runs the command as the leader of a new session (Setsid,
 //     Setctty), so also of its own process group (its pid): a caller
