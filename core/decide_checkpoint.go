@@ -29,17 +29,10 @@ func checkpointsOn(th *Thread) bool { return th != nil && th.Workspace != "" }
 // counted as the next run's; and after a rollback to a node's or a mark's
 // checkpoint, that checkpoint is where the next run started.
 func (st *State) ParentCommit(thread string, n int) string {
-	var marks []*Checkpoint
-	for k := 1; ; k++ {
-		c := st.Checkpoints[CheckpointID(thread, MarkScope(k))]
-		if c == nil {
-			break
-		}
-		marks = append(marks, c)
-	}
+	marks := st.MarkCount(thread)
 	newestMark := func(run, after int) string { // a mark numbered above after
-		for k := len(marks) - 1; k >= after; k-- {
-			if c := marks[k]; c.Run == run && c.Status == CkReady {
+		for k := marks; k > after; k-- {
+			if c := st.Checkpoints[CheckpointID(thread, MarkScope(k))]; c != nil && c.Run == run && c.Status == CkReady {
 				return c.Commit
 			}
 		}
@@ -324,6 +317,8 @@ func (t *tx) putOp(op Operation) {
 	t.emit(EvOperation, Event{Thread: op.Thread, Correlation: op.ID, Payload: Payload{Operation: &op}})
 }
 
+// restoreEffect asks for an operation's files step; it is journaled the
+// first time, and issued again as is when resumed.
 func (t *tx) restoreEffect(op *Operation, th *Thread) {
 	t.effect(Effect{Key: op.ID + ":restore", Kind: EffRestore, Class: ClassIdempotent, Thread: th.ID,
 		Workspace: th.Workspace, Commit: op.Commit, Scope: op.ID, Since: t.st.sinceOf(op)}, t.st.Effect(op.ID+":restore") == nil)
@@ -382,8 +377,7 @@ func (t *tx) resumeOps(thread string) bool {
 			continue
 		}
 		if op.Step == StepFiles {
-			t.effect(Effect{Key: op.ID + ":restore", Kind: EffRestore, Class: ClassIdempotent, Thread: thread,
-				Workspace: t.st.Threads[thread].Workspace, Commit: op.Commit, Scope: op.ID, Since: t.st.sinceOf(op)}, false)
+			t.restoreEffect(op, t.st.Threads[thread])
 			t.receipt.Op = op.ID
 			resumed = true
 		}

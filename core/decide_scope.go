@@ -33,6 +33,18 @@ func NodeScope(thread, node string) string {
 // MarkScope is the scope of a thread's k-th marked checkpoint.
 func MarkScope(k int) string { return markScopePrefix + itoa(k) }
 
+// MarkCount is how many marks of a thread were asked for: they are
+// numbered 1..MarkCount without gaps, each with its capture effect (its
+// checkpoint record comes once the capture ends). It probes only the
+// thread's own marks.
+func (st *State) MarkCount(thread string) int {
+	k := 0
+	for st.Effect(CheckpointID(thread, MarkScope(k+1))+":capture") != nil {
+		k++
+	}
+	return k
+}
+
 // readOnlyActions are the worker actions that never change files.
 var readOnlyActions = map[string]bool{"read_file": true, "list_dir": true, "search": true}
 
@@ -56,13 +68,10 @@ func (t *tx) mayWrite(a *Attempt, node string) bool {
 	for _, n := range nodes {
 		byID[n.ID] = n
 	}
-	under := func(n *Node) bool {
-		for p := byID[n.Parent]; p != nil; p = byID[p.Parent] {
+	under := func(n *Node) bool { // bounded: a parent chain has no cycle, but journal bytes are input
+		for p, hops := byID[n.Parent], 0; p != nil && hops < len(nodes); p, hops = byID[p.Parent], hops+1 {
 			if p.ID == node {
 				return true
-			}
-			if p.Parent == p.ID {
-				break
 			}
 		}
 		return false
@@ -99,10 +108,7 @@ func (t *tx) mark(c *Command) *Rejection {
 	if rej := t.idleForCheckpoints(th, "its checkpoint is captured when it ends; mark the workspace once the thread is idle"); rej != nil {
 		return rej
 	}
-	k, latest := 1, 0
-	for t.st.Effect(CheckpointID(th.ID, MarkScope(k))+":capture") != nil {
-		k++
-	}
+	k, latest := t.st.MarkCount(th.ID)+1, 0
 	for _, r := range t.st.RunsOf(th.ID) {
 		if r.Status != RunRolledBack && r.Status != RunCancelled {
 			latest = r.Ordinal
@@ -140,23 +146,22 @@ func (t *tx) idleForCheckpoints(th *Thread, why string) *Rejection {
 	return nil
 }
 
-// pendingCapture is the id of a mark of the thread whose capture started
-// and has not ended, or "". Marks are numbered from 1 without gaps, each
-// with its capture effect, so this probes the thread's marks only: it
-// runs at every run start. (A node's capture cannot be pending while its
-// thread is idle: the host captures a workspace's scopes in order, and
-// the run ends only after its own capture.)
+// pendingCapture is the id of the thread's mark whose capture started
+// and has not ended, or "": only the newest can be, since a mark is
+// refused while one is captured. It runs at every run start. (A node's
+// capture cannot be pending while its thread is idle: the host captures
+// a workspace's scopes in order, and the run ends only after its own
+// capture.)
 func (st *State) pendingCapture(thread string) string {
-	for k := 1; ; k++ {
-		id := CheckpointID(thread, MarkScope(k))
-		e := st.Effect(id + ":capture")
-		if e == nil {
-			return ""
-		}
-		if e.Status == "started" {
-			return id
-		}
+	k := st.MarkCount(thread)
+	if k == 0 {
+		return ""
 	}
+	id := CheckpointID(thread, MarkScope(k))
+	if st.Effect(id+":capture").Status != "started" {
+		return ""
+	}
+	return id
 }
 
 // rollbackScope starts rollback.node, and rollback.to_run naming a
@@ -213,10 +218,7 @@ func (t *tx) startRollback(th *Thread, cp *Checkpoint) {
 		}
 	}
 	op := Operation{ID: fmt.Sprintf("%s/rollback%d", th.ID, n), Kind: "rollback", Thread: th.ID, ToRun: cp.Run,
-		Step: StepProvider, Status: OpRunning, Commit: cp.Commit}
-	for t.st.Effect(CheckpointID(th.ID, MarkScope(op.Marks+1))+":capture") != nil {
-		op.Marks++
-	}
+		Step: StepProvider, Status: OpRunning, Commit: cp.Commit, Marks: t.st.MarkCount(th.ID)}
 	if cp.Scope != ScopeBase && cp.Scope != RunScope(cp.Run) {
 		op.Target = cp.ID
 	}

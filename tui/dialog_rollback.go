@@ -322,16 +322,8 @@ func scopeCheckpoints(st *core.State, thread string) (nodes, marks map[int][]*co
 			}
 		}
 	}
-	for k := 1; ; k++ {
-		id := core.CheckpointID(thread, core.MarkScope(k))
-		c := st.Checkpoints[id]
-		if c == nil {
-			if st.Effect(id+":capture") != nil {
-				continue // being captured, or cut short by a restart
-			}
-			break
-		}
-		if c.Status == core.CkReady {
+	for k := 1; k <= st.MarkCount(thread); k++ {
+		if c := st.Checkpoints[core.CheckpointID(thread, core.MarkScope(k))]; c != nil && c.Status == core.CkReady {
 			marks[c.Run] = append(marks[c.Run], c)
 		}
 	}
