@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+func (a *app) cmdRollback(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("rollback", flag.ContinueOnError)
+	to := fs.Int("to-run", -1, "the run whose end state to restore (0: before run 1)")
+	node := fs.String("to-node", "", "a subagent node whose checkpoint to restore (its id in `thread show --json`)")
+	mark := fs.String("to-checkpoint", "", "a checkpoint to restore: its id, or its scope (mark/1)")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus rollback THREAD --to-run N | --to-node NODE | --to-checkpoint CP")
+	if err != nil {
+		return err
+	}
+	cmd := core.Command{Kind: core.CmdRollbackToRun, Thread: pos[0], Run: *to}
+	switch given := btoi(*to >= 0) + btoi(*node != "") + btoi(*mark != ""); {
+	case given == 0:
+		return usageErr("--to-run N is required (0 restores the workspace as it was before run 1), or --to-node NODE, or --to-checkpoint CP")
+	case given > 1:
+		return usageErr("give one of --to-run, --to-node and --to-checkpoint")
+	case *node != "":
+		cmd = core.Command{Kind: core.CmdRollbackNode, Thread: pos[0], Node: *node}
+	case *mark != "":
+		cmd.Run, cmd.Checkpoint = 0, *mark
+		if !strings.Contains(*mark, "/cp/") {
+			cmd.Checkpoint = core.CheckpointID(pos[0], *mark)
+		}
+	}
+	return a.submitFollow(ctx, cmd, func(sub *core.Subscription, rec *core.Receipt) error {
+		return a.waitOp(ctx, sub, rec.Op)
+	})
+}
+
+// submitFollow submits a command to the host, subscribed from the start
+// so no event of its outcome is missed, and waits with wait.
+func (a *app) submitFollow(ctx context.Context, cmd core.Command, wait func(*core.Subscription, *core.Receipt) error) error {
+	s, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	sub, err := s.Subscribe(ctx, 0)
+	if err != nil {
+		return err
+	}
+	rec, err := a.submit(ctx, s, cmd)
+	if err != nil {
+		return err
+	}
+	err = wait(sub, rec)
+	s.linger(ctx)
+	return err
+}
+
+// waitOp follows the journal until an operation is no longer running and
+// reports its outcome.
+func (a *app) waitOp(ctx context.Context, sub *core.Subscription, id string) error {
+	return a.follow(ctx, sub, "the rollback (%v); `nexus resume` finishes it", func(st *core.State) (bool, error) {
+		op := st.Operations[id]
+		if op == nil || op.Status == core.OpRunning {
+			return false, nil
+		}
+		if op.Status != core.OpCompleted {
+			return true, failErr("rollback %s %s: %s", id, op.Status, op.Detail)
+		}
+		to := fmt.Sprintf("run %d", op.ToRun)
+		if op.Target != "" {
+			to = fmt.Sprintf("%s (run %d)", op.Target, op.ToRun)
+		}
+		fmt.Fprintf(a.stdout, "rolled back %s to %s: %s\n", op.Thread, to, op.Detail)
+		return true, nil
+	})
+}
+
+// follow applies the subscription's events to its state until done says
+// so (with the command's outcome). lost completes "lost the host during
+// " with the error when the host goes away first.
+func (a *app) follow(ctx context.Context, sub *core.Subscription, lost string, done func(*core.State) (bool, error)) error {
+	st := sub.State
+	for {
+		if ok, err := done(st); ok {
+			return err
+		}
+		ev, ok := <-sub.Events
+		if !ok {
+			if err := sub.Err(); err != nil && !errors.Is(err, context.Canceled) {
+				return failErr("lost the host during "+lost, err)
+			}
+			return ctx.Err()
+		}
+		if ev.Seq > 0 {
+			if err := st.Apply(&ev); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (a *app) cmdDiff(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	run := fs.Int("run", 0, "the run whose changes to show (default: the latest)")
+	stat := fs.Bool("stat", false, "only the file list with line counts")
+	from := fs.String("from", "", "diff from this checkpoint (a run number, base, mark/1, a node scope or an id) ...")
+	to := fs.String("to", "", "... to this one")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus diff THREAD [--run N | --from CP --to CP] [--stat]")
+	if err != nil {
+		return err
+	}
+	if (*from == "") != (*to == "") || *from != "" && *run != 0 {
+		return usageErr("give --from and --to together, or --run N")
+	}
+	st, err := a.state(ctx)
+	if err != nil {
+		return err
+	}
+	dir, err := a.resolveStateDir()
+	if err != nil {
+		return err
+	}
+	var out string
+	if *from != "" {
+		out, err = checkpointDiff(ctx, st, dir, pos[0], *from, *to, *stat)
+	} else {
+		out, err = runDiff(ctx, st, dir, pos[0], *run, *stat)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(a.stdout, out)
+	return nil
+}
+
+func checkpointState(c *core.Checkpoint) string {
+	if c == nil {
+		return "none"
+	}
+	return c.Status + " " + c.Reason
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/core/api"
+	"github.com/nexus-tui/nexus/internal/config"
+	"github.com/nexus-tui/nexus/internal/host"
+	"github.com/nexus-tui/nexus/providers"
+	"github.com/nexus-tui/nexus/themes"
+	"github.com/nexus-tui/nexus/tui"
+)
+
+// cmdTUI opens the full-screen UI: as the host when no process owns the
+// state dir (quitting stops the host and its agents), else as a client of
+// the running host (quitting leaves the host and its agents running).
+func (a *app) cmdTUI(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("tui", flag.ContinueOnError)
+	if _, err := parseArgs(fs, args, 0, 0, "nexus [--theme dark|light|high-contrast|none] [tui]"); err != nil {
+		return err
+	}
+	cfg, err := a.config()
+	if err != nil {
+		return err
+	}
+	theme := tuiTheme(a.theme, cfg)
+	if _, err := themes.Resolve(theme, os.Getenv); err != nil {
+		return usageErr("%v", err)
+	}
+	in, inOK := a.stdin.(*os.File)
+	out, outOK := a.stdout.(*os.File)
+	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
+		return usageErr("the full-screen UI needs a terminal; from scripts use the subcommands (nexus --help)")
+	}
+	s, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	if s.host != nil {
+		// Quitting the UI host stops it at once, clients or not (the
+		// quit dialog says so when runs are active).
+		defer s.host.Close()
+	} else {
+		defer s.stop()
+	}
+	label := "host"
+	if s.host == nil {
+		label = "client"
+		if c, ok := s.Backend.(*api.Client); ok {
+			label = fmt.Sprintf("client of pid %d", c.Info().PID)
+		}
+	}
+	ws, _ := os.Getwd()
+	// s.Backend, not s: it is what implements core.Terminals too (the
+	// host's hostBackend or an api.Client), which the UI type-asserts.
+	return tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label,
+		Host: s.host != nil, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
+		Diff: tuiDiff(s.Backend, s.dir), IO: tui.IO{Input: in, Output: out}})
+}
+
+// tuiDiff is the UI's diff view source: what `nexus diff T --run N`
+// prints, computed in this process (a client's too) from a fresh copy of
+// the state, since it only reads the workspace's repository and the
+// shadow git dir under the state dir. The UI calls it off its event loop.
+func tuiDiff(b core.Backend, stateDir string) func(ctx context.Context, thread string, run int) (string, error) {
+	return func(ctx context.Context, thread string, run int) (string, error) {
+		st, err := b.State(ctx)
+		if err != nil {
+			return "", err
+		}
+		return runDiff(ctx, st, stateDir, thread, run, false)
+	}
+}
+
+// tuiTheme is the theme the UI asks for: --theme, else the config file's,
+// else "" (dark). themes.Resolve then applies NO_COLOR, which wins over
+// both (themes/doc.go).
+func tuiTheme(flag string, cfg *config.Config) string {
+	if flag != "" || cfg == nil {
+		return flag
+	}
+	return cfg.Theme
+}
+
+// tuiProfiles are the profiles the new-thread dialog offers, with their
+// approval policy as the new thread's allow list.
+func tuiProfiles(reg *providers.Registry) []tui.Profile {
+	var out []tui.Profile
+	for _, name := range reg.Names() {
+		p, _ := reg.Lookup(name)
+		out = append(out, tui.Profile{Name: p.Name, Description: p.Description, Caps: p.Caps, Allow: p.Allow})
+	}
+	return out
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/core/api"
+	"github.com/nexus-tui/nexus/internal/host"
+	"github.com/nexus-tui/nexus/store"
+)
+
+// session is how one invocation reaches the kernel: as the host (it owns
+// the journal and serves the others) or as a client of the host.
+type session struct {
+	core.Backend
+	dir  string
+	host *host.Host // nil for a client
+	// stop ends the session: a client disconnects; a command-line host
+	// first serves the clients still connected (drain), then closes.
+	stop func()
+}
+
+// connect makes this invocation a client of the running host, or the host
+// itself when none runs. Two invocations racing for an empty state dir end
+// with one host and one client.
+func (a *app) connect(ctx context.Context) (*session, error) {
+	return a.dialOrHost(ctx, false)
+}
+
+// refusedWait is how long after a host last refused this invocation
+// (it is exiting, or serves only its own read) connect keeps trying; the
+// host is alive, so it is waited for rather than reported as locked.
+// maxRefusedWait bounds the whole wait.
+const (
+	lockedWait     = 2 * time.Second
+	refusedWait    = 2 * time.Second
+	maxRefusedWait = time.Minute
+)
+
+// dialOrHost is connect. readOnly: when this invocation becomes the host,
+// it serves nobody else (api.Server.Refuse), so a one-shot read such as
+// `thread show` never hosts another invocation's long run and returns as
+// soon as it has printed; the other invocation retries and hosts itself.
+func (a *app) dialOrHost(ctx context.Context, readOnly bool) (*session, error) {
+	dir, err := a.resolveStateDir()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := a.config()
+	if err != nil {
+		return nil, err
+	}
+	sock := filepath.Join(dir, host.SocketName)
+	start := time.Now()
+	deadline := start.Add(lockedWait)
+	for {
+		c, err := api.Dial(ctx, sock, time.Second)
+		if err == nil {
+			return &session{Backend: c, dir: dir, stop: func() { c.Close() }}, nil
+		}
+		if errors.Is(err, api.ErrRefused) {
+			if d := time.Now().Add(refusedWait); d.After(deadline) && d.Before(start.Add(maxRefusedWait)) {
+				deadline = d
+			}
+		}
+		h, err := host.Start(dir, 200*time.Millisecond, cfg, readOnly)
+		if err == nil {
+			s := &session{Backend: h.Backend(), dir: dir, host: h}
+			s.stop = func() { s.drain(); h.Close() }
+			return s, nil
+		}
+		var le *store.LockedError
+		if !errors.As(err, &le) {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, &exitError{code: ExitLocked, msg: fmt.Sprintf(
+				"state dir %s is locked by process %d, which does not answer on %s; stop that process or use another --state-dir",
+				dir, le.PID, sock)}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// linger keeps a command-line host serving while clients are connected or
+// runs are running, so a second terminal's `nexus send --mode steer` or a
+// queued run is not cut off when the first command finishes.
+func (s *session) linger(ctx context.Context) {
+	if s.host == nil {
+		return
+	}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		st, err := s.State(ctx)
+		if err != nil {
+			return
+		}
+		busy := false
+		for _, r := range st.Runs {
+			if r.Status == core.RunRunning {
+				busy = true
+				break
+			}
+		}
+		for _, op := range st.Operations {
+			if op.Status == core.OpRunning {
+				busy = true
+			}
+		}
+		// Deciding that no client is connected and refusing new ones
+		// is one step, so a client that connects as this host decides
+		// to exit is refused (and retries) rather than dropped mid-call.
+		if !busy && s.host.Server().CloseIfIdle() {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// drain keeps a command-line host serving until no client is connected,
+// refusing new ones from that instant (Server.CloseIfIdle), so no
+// invocation that found this host is cut off by its exit.
+func (s *session) drain() {
+	for !s.host.Server().CloseIfIdle() {
+		time.Sleep(50 * time.Millisecond)
+	}
+}

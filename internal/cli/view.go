@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"sort"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// The --json views are a stable, documented contract (README.md "JSON
+// output"). Field names never change; new fields may be added.
+
+type ThreadView struct {
+	ID          string            `json:"id"`
+	Title       string            `json:"title"`
+	Provider    string            `json:"provider"`
+	Status      string            `json:"status"`
+	Workspace   string            `json:"workspace,omitempty"`
+	Worktree    string            `json:"worktree,omitempty"`
+	ForkedFrom  string            `json:"forkedFrom,omitempty"`
+	ForkRun     int               `json:"forkRun,omitempty"`
+	QueueHeld   bool              `json:"queueHeld"`
+	Runs        []RunView         `json:"runs"`
+	Requests    []RequestView     `json:"requests"`
+	Todos       []TodoView        `json:"todos"`
+	Checkpoints []core.Checkpoint `json:"checkpoints"`
+	Handoffs    []core.Handoff    `json:"handoffs"`
+}
+
+type RunView struct {
+	Ordinal  int           `json:"ordinal"`
+	Status   string        `json:"status"`
+	Text     string        `json:"text"`
+	Steers   []string      `json:"steers,omitempty"`
+	Reply    string        `json:"reply"`
+	Error    string        `json:"error,omitempty"`
+	Held     bool          `json:"held,omitempty"`
+	Attempts []AttemptView `json:"attempts"`
+	Nodes    []NodeView    `json:"nodes"`
+}
+
+type AttemptView struct {
+	N      int        `json:"n"`
+	Reason string     `json:"reason"`
+	Status string     `json:"status"`
+	Nodes  []NodeView `json:"nodes"`
+}
+
+type NodeView struct {
+	ID        string  `json:"id"`
+	Parent    string  `json:"parent,omitempty"`
+	Kind      string  `json:"kind"`
+	Status    string  `json:"status"`
+	Title     string  `json:"title,omitempty"`
+	Text      string  `json:"text,omitempty"`
+	Action    string  `json:"action,omitempty"`
+	ExitCode  int     `json:"exitCode,omitempty"`
+	Blake3    string  `json:"blake3,omitempty"`
+	TokensIn  int     `json:"tokensIn,omitempty"`
+	TokensOut int     `json:"tokensOut,omitempty"`
+	CostUSD   float64 `json:"costUsd,omitempty"`
+}
+
+type RequestView struct {
+	ID       string `json:"id"`
+	Thread   string `json:"thread"`
+	Run      int    `json:"run"`
+	Kind     string `json:"kind"`
+	Status   string `json:"status"`
+	Prompt   string `json:"prompt"`
+	Response string `json:"response,omitempty"`
+	Answer   string `json:"answer,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+type TodoView struct {
+	Run   int             `json:"run"`
+	Kind  string          `json:"kind"`
+	Items []core.PlanItem `json:"items"`
+}
+
+func viewThread(st *core.State, th *core.Thread) ThreadView {
+	v := ThreadView{ID: th.ID, Title: th.Title, Provider: th.Provider, Status: th.Status, Workspace: th.Workspace, Worktree: th.Worktree,
+		ForkedFrom: th.ForkedFrom, ForkRun: th.ForkRun, QueueHeld: th.QueueHeld,
+		Runs: []RunView{}, Requests: []RequestView{}, Todos: []TodoView{},
+		Checkpoints: []core.Checkpoint{}, Handoffs: []core.Handoff{}}
+	for _, r := range st.RunsOf(th.ID) {
+		rv := RunView{Ordinal: r.Ordinal, Status: r.Status, Text: r.Text, Steers: r.Steers, Reply: r.Reply,
+			Error: r.Error, Held: r.Held, Attempts: []AttemptView{}, Nodes: []NodeView{}}
+		for _, a := range st.AttemptsOf(r.ID) {
+			av := AttemptView{N: a.N, Reason: a.Reason, Status: a.Status, Nodes: []NodeView{}}
+			for _, n := range st.NodesOf(a.ID) {
+				nv := NodeView{ID: n.ID, Parent: n.Parent, Kind: n.Kind, Status: n.Status, Title: n.Title, Text: n.Text,
+					Action: n.Action, ExitCode: n.Exit, Blake3: n.Hash, TokensIn: n.TokensIn, TokensOut: n.TokensOut, CostUSD: n.CostUSD}
+				av.Nodes = append(av.Nodes, nv)
+				rv.Nodes = append(rv.Nodes, nv)
+			}
+			rv.Attempts = append(rv.Attempts, av)
+		}
+		v.Runs = append(v.Runs, rv)
+		for _, q := range st.RequestsOf(r.ID) {
+			v.Requests = append(v.Requests, viewRequest(st, q))
+		}
+		for _, id := range []string{core.PlanID(r.ID), core.ProposedPlanID(r.ID)} {
+			if p := st.Plan(id); p != nil {
+				v.Todos = append(v.Todos, TodoView{Run: r.Ordinal, Kind: p.Kind, Items: p.Items})
+			}
+		}
+	}
+	for _, c := range st.Checkpoints {
+		if c.Thread == th.ID {
+			v.Checkpoints = append(v.Checkpoints, *c)
+		}
+	}
+	sort.Slice(v.Checkpoints, func(i, j int) bool { return v.Checkpoints[i].ID < v.Checkpoints[j].ID })
+	for _, h := range st.Handoffs {
+		if h.Thread == th.ID {
+			v.Handoffs = append(v.Handoffs, *h)
+		}
+	}
+	sort.Slice(v.Handoffs, func(i, j int) bool { return v.Handoffs[i].ID < v.Handoffs[j].ID })
+	return v
+}
+
+func viewRequest(st *core.State, q *core.Request) RequestView {
+	ord := 0
+	if r := st.Runs[q.Run]; r != nil {
+		ord = r.Ordinal
+	}
+	return RequestView{ID: q.ID, Thread: q.Thread, Run: ord, Kind: q.Kind, Status: q.Status, Prompt: q.Prompt,
+		Response: q.Response, Answer: q.Answer, Reason: q.Reason}
+}
+
+// sortedThreads returns threads by creation time, then id.
+func sortedThreads(st *core.State) []*core.Thread {
+	out := make([]*core.Thread, 0, len(st.Threads))
+	for _, th := range st.Threads {
+		out = append(out, th)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].CreatedAt != out[j].CreatedAt {
+			return out[i].CreatedAt < out[j].CreatedAt
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}

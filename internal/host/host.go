@@ -1,0 +1,131 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/core/api"
+	"github.com/nexus-tui/nexus/internal/config"
+	"github.com/nexus-tui/nexus/providers"
+	"github.com/nexus-tui/nexus/store"
+	"github.com/nexus-tui/nexus/store/checkpoint"
+	"github.com/nexus-tui/nexus/workers"
+)
+
+// SocketName is the host's socket inside the state dir.
+const SocketName = "nexus.sock"
+
+// Version is the nexus version; release builds set it with -ldflags
+// (-X github.com/nexus-tui/nexus/internal/host.Version=...).
+var Version = "0.1.0-dev"
+
+// Host owns the state dir: journal, runner, providers and socket server.
+type Host struct {
+	st     *store.Store
+	runner *core.Runner
+	// backend is what the socket and the host's own TUI use: the runner
+	// plus the providers' terminals.
+	backend *hostBackend
+	reg     *providers.Registry
+	pool    *workers.Pool
+	cps     *checkpointer
+	srv     *api.Server
+	cancel  context.CancelFunc
+	runErr  chan error
+	srvErr  chan error
+}
+
+// Start opens the journal, recovers, and serves the socket, with the
+// ready-made profiles and those of cfg (nil: none). The host reads the
+// config file once: a changed file takes effect at the next host.
+// private: refuse every client (a host for one read-only invocation).
+func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bool) (*Host, error) {
+	st, err := store.Open(dir, store.Options{LockTimeout: lockTimeout})
+	if err != nil {
+		return nil, err
+	}
+	pool, err := workers.NewPool(workers.PoolConfig{})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	reg := NewRegistry(pool, cfg)
+	hctx, cancel := context.WithCancel(context.Background())
+	cps := &checkpointer{m: checkpoint.New(dir, checkpoint.Options{PackAfter: envInt("NEXUS_CHECKPOINT_PACK_AFTER")}), ctx: hctx}
+	exec := func(e core.Effect) {
+		switch e.Kind {
+		case core.EffCheckpoint, core.EffRestore:
+			cps.exec(e)
+		default:
+			reg.Exec(e)
+		}
+	}
+	runner, err := core.NewRunner(core.RunnerConfig{Journal: st, Exec: exec, SnapshotEvery: snapshotEvery()})
+	if err != nil {
+		cancel()
+		pool.Close()
+		st.Close()
+		return nil, err
+	}
+	cps.sink = runner
+	ln, err := api.Listen(filepath.Join(dir, SocketName))
+	if err != nil {
+		cancel()
+		pool.Close()
+		st.Close()
+		return nil, fmt.Errorf("cannot serve the state dir socket: %w", err)
+	}
+	h := &Host{st: st, runner: runner, backend: &hostBackend{Backend: runner, reg: reg}, reg: reg, pool: pool,
+		cps: cps, cancel: cancel, runErr: make(chan error, 1), srvErr: make(chan error, 1)}
+	reg.Bind(hctx, runner)
+	go func() { h.runErr <- runner.Run(hctx) }()
+	h.srv = api.NewServer(h.backend, api.HostInfo{PID: os.Getpid(), Version: Version, StateDir: dir})
+	if private {
+		h.srv.Refuse()
+	}
+	go func() { h.srvErr <- h.srv.Serve(hctx, ln) }()
+	return h, nil
+}
+
+// Close stops the host in the order that keeps the journal honest: the
+// runner first (it flushes text and writes a snapshot; providers can no
+// longer report), then the providers and their processes, then the socket
+// and the journal.
+func (h *Host) Close() {
+	h.cancel()
+	<-h.runErr
+	h.reg.Close()
+	h.cps.wait()
+	h.pool.Close()
+	<-h.srvErr
+	h.st.Close()
+}
+
+// Backend is what the socket serves and the host's own UI uses: the
+// Runner plus the providers' live terminals.
+func (h *Host) Backend() core.Backend { return h.backend }
+
+// Server is the host's socket server (client counting, refusal).
+func (h *Host) Server() *api.Server { return h.srv }
+
+// snapshotEvery reads NEXUS_SNAPSHOT_EVERY, a tuning knob the crash tests
+// use to snapshot often; 0 (unset or invalid) means the kernel's default.
+func snapshotEvery() uint64 {
+	return uint64(envInt("NEXUS_SNAPSHOT_EVERY"))
+}
+
+// envInt reads a tuning knob the crash tests set (NEXUS_SNAPSHOT_EVERY,
+// NEXUS_CHECKPOINT_PACK_AFTER); 0 when unset, invalid or negative means
+// the default.
+func envInt(name string) int {
+	n, err := strconv.Atoi(os.Getenv(name))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}

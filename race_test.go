@@ -1,7 +1,0 @@
-//go:build race
-
-package main
-
-// raceEnabled makes the end-to-end tests build the nexus binary with the
-// race detector when the tests themselves run with -race.
-const raceEnabled = true
