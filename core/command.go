@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// Command kinds (DESIGN.md §3). Part of the on-disk format and the socket
-// protocol.
+// Command kinds (docs/ARCHITECTURE.md, "Commands and events"). Part of the
+// on-disk format and the socket protocol.
 const (
 	CmdThreadCreate   = "thread.create"
 	CmdThreadRename   = "thread.rename"

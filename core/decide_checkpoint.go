@@ -6,10 +6,11 @@ import (
 	"strings"
 )
 
-// Workspace checkpoints (DESIGN.md §8). A thread with a workspace captures
-// a baseline before its first turn and a checkpoint at the completion
-// barrier of every run: the run becomes terminal only once its checkpoint
-// is captured or recorded missing or in error.
+// Workspace checkpoints (docs/ARCHITECTURE.md, "Checkpoints and
+// rollback"). A thread with a workspace captures a baseline before its
+// first turn and a checkpoint at the completion barrier of every run: the
+// run becomes terminal only once its checkpoint is captured or recorded
+// missing or in error.
 
 // ScopeBase is the scope of the pre-run baseline; runs use RunScope.
 const ScopeBase = "base"

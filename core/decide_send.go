@@ -1,6 +1,7 @@
 package core
 
-// send applies the dispatch policy of message.send (DESIGN.md §3).
+// send applies the dispatch policy of message.send (docs/ARCHITECTURE.md,
+// "Commands and events").
 func (t *tx) send(c *Command) *Rejection {
 	th := t.st.Threads[c.Thread]
 	if th.Archived {

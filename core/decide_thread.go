@@ -163,7 +163,7 @@ func (t *tx) switchProvider(c *Command) *Rejection {
 }
 
 // recover reconciles the projection with a host that just started: every
-// provider process is gone (DESIGN.md §4).
+// provider process is gone (docs/ARCHITECTURE.md, "Crash and resume").
 func (t *tx) recover() {
 	sessions, runs := 0, 0
 	t.abandonScopeCaptures()

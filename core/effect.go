@@ -18,7 +18,7 @@ const (
 
 // Effect is work for the world outside the kernel. Key is its idempotency
 // key; effects that touch the world are journaled effect.started before
-// they run (two-phase, DESIGN.md §4).
+// they run (two-phase: docs/ARCHITECTURE.md, "Side effects").
 type Effect struct {
 	Key      string `json:"key"`
 	Kind     string `json:"kind"`

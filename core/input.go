@@ -7,7 +7,8 @@ type Input struct {
 	Command *Command     `json:"command,omitempty"`
 	Obs     *Observation `json:"obs,omitempty"`
 	Timer   *TimerFired  `json:"timer,omitempty"`
-	// Recover is the reconcile pass at host start (DESIGN.md §4).
+	// Recover is the reconcile pass at host start (docs/ARCHITECTURE.md,
+	// "Crash and resume").
 	Recover *Recover `json:"recover,omitempty"`
 	// Shutdown is the clean-exit pass: idle sessions are stopped so the
 	// next host has nothing to reconcile for them.

@@ -417,7 +417,7 @@ const (
 	ReasonAlreadyResolved = "already_resolved"
 )
 
-// Side-effect classes of an effect (DESIGN.md §4).
+// Side-effect classes of an effect (docs/ARCHITECTURE.md, "Side effects").
 const (
 	ClassPure         = "pure"
 	ClassIdempotent   = "idempotent"

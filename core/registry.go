@@ -1,6 +1,7 @@
 package core
 
-// Runtime registry states of a ProviderSession (DESIGN.md §2).
+// Runtime registry states of a ProviderSession (docs/ARCHITECTURE.md,
+// "Providers and sessions").
 const (
 	SessStarting = "STARTING"
 	SessRunning  = "RUNNING"

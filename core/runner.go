@@ -15,7 +15,8 @@ import (
 const DefaultSnapshotEvery = 10000
 
 // TextFlushInterval bounds how long a streamed text delta stays out of the
-// journal (DESIGN.md §3: coalesced at most every second).
+// journal: coalesced at most every second (docs/ARCHITECTURE.md, "From an
+// agent's output to the journal").
 // UrgentFlushInterval is the bound for output a person waits on (command
 // output of a worker step).
 const (

@@ -218,7 +218,8 @@ func (s *Store) write(batch []*Pending, last uint64, hash [hashSize]byte) error 
 
 func putBatch(tx *bolt.Tx, batch []*Pending, last uint64, hash [hashSize]byte) error {
 	events := tx.Bucket(bucketEvents)
-	// Seqs only grow, so pages split full (DESIGN.md §5).
+	// Seqs only grow, so pages split full (docs/ARCHITECTURE.md, "The
+	// journal"; store/doc.go, "Buckets").
 	events.FillPercent = 1.0
 	var key [8]byte
 	for _, p := range batch {

@@ -86,10 +86,11 @@ func TestSnapshotsKeepTwoAndFallBack(t *testing.T) {
 	}
 }
 
-// TestSnapshotPlusTailEqualsFullReplay is the replay property of DESIGN.md
-// §5 over random journals: at random points a snapshot is saved; each time,
-// LoadSnapshot + Read of the tail must encode to the same bytes as a
-// replay from seq 1, also after reopening.
+// TestSnapshotPlusTailEqualsFullReplay is the replay property
+// (docs/ARCHITECTURE.md, "The journal") over random journals: at random
+// points a snapshot is saved; each time, LoadSnapshot + Read of the tail
+// must encode to the same bytes as a replay from seq 1, also after
+// reopening.
 func TestSnapshotPlusTailEqualsFullReplay(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		rnd := rand.New(rand.NewPCG(seed, 99))

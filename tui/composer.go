@@ -145,7 +145,8 @@ func (c *composer) update(msg tea.Msg) tea.Cmd {
 }
 
 // sendMode is what Enter will do for the selected thread, as shown next
-// to the input: the policy of message.send mode auto (DESIGN.md §3).
+// to the input: the policy of message.send mode auto
+// (docs/ARCHITECTURE.md, "Commands and events").
 func sendMode(st *core.State, th *core.Thread) string {
 	if th == nil || st == nil {
 		return "auto"

@@ -29,12 +29,12 @@ const (
 	ActionRunCommand = "run_command"
 )
 
-// Class is the side-effect class (DESIGN.md §4) of an action, for the
-// kernel's two-phase effects: reads are pure, writes idempotent (the same
-// content again gives the same file, and a recorded BLAKE3 tells whether
-// it already happened), edits reversible (the workspace checkpoint undoes
-// them; redoing one on edited content fails), commands irreversible. It
-// is "" for an unknown action.
+// Class is the side-effect class (docs/ARCHITECTURE.md, "Side effects")
+// of an action, for the kernel's two-phase effects: reads are pure,
+// writes idempotent (the same content again gives the same file, and a
+// recorded BLAKE3 tells whether it already happened), edits reversible
+// (the workspace checkpoint undoes them; redoing one on edited content
+// fails), commands irreversible. It is "" for an unknown action.
 func Class(action string) string {
 	switch action {
 	case ActionReadFile, ActionListDir, ActionSearch:

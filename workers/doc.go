@@ -1,7 +1,7 @@
 // Package workers runs plan steps of the built-in agent in stateless
 // child processes (`nexus worker`), and holds the host side that starts,
-// reuses and kills them (Pool). DESIGN.md §7 is the contract; this file
-// is the manual.
+// reuses and kills them (Pool). docs/ARCHITECTURE.md ("Side effects")
+// places it among the host's executors; this file is the manual.
 //
 // workers imports core (for the side-effect classes), the standard
 // library, github.com/creack/pty and github.com/zeebo/blake3; never

@@ -17,7 +17,8 @@ import (
 )
 
 // DefaultTimeout is how long Dial waits for the host to answer when it is
-// given no timeout (DESIGN.md §5: one second).
+// given no timeout: one second (docs/ARCHITECTURE.md, "Host and
+// clients").
 const DefaultTimeout = time.Second
 
 // Client is a core.Backend served by a host over its socket. It is safe

@@ -39,7 +39,7 @@
 //	term.resize  {"thread": string, "cols", "rows"}  {}
 //
 // A client uses hello to check that the host answers (Dial does, within
-// one second by default: DESIGN.md §5).
+// one second by default: docs/ARCHITECTURE.md, "Host and clients").
 //
 // After the subscribe result the server sends, on the same connection,
 //

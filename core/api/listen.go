@@ -15,7 +15,8 @@ import (
 )
 
 // probeTimeout bounds how long Listen waits on a socket someone answers on
-// (DESIGN.md §5: a holder that does not answer within 1 s is not waited for).
+// (a holder that does not answer within 1 s is not waited for:
+// docs/ARCHITECTURE.md, "Host and clients").
 const probeTimeout = time.Second
 
 // maxSocketPath is the longest path a unix socket address can hold, its

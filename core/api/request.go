@@ -14,7 +14,8 @@ import (
 func parseRequest(line []byte) (request, *wireError) {
 	if !utf8.Valid(line) {
 		// encoding/json would turn invalid bytes into U+FFFD silently;
-		// the edge refuses them instead (DESIGN.md §3).
+		// the edge refuses them instead (docs/ARCHITECTURE.md,
+		// "Commands and events").
 		return request{}, &wireError{Code: CodeParse, Message: "parse error: the line is not valid UTF-8"}
 	}
 	var req request

@@ -1,5 +1,5 @@
 // Package config reads nexus's config file: the theme and the provider
-// profiles (DESIGN.md §6).
+// profiles (docs/ARCHITECTURE.md, "Providers and sessions").
 //
 // # Location
 //

@@ -41,7 +41,8 @@ func TestTUIRollbackDialog(t *testing.T) {
 		_, b := e.readWS("b.txt")
 		return a == "one\n" && !b
 	})
-	// Files first, then the runs are marked (DESIGN.md §3).
+	// Files first, then the runs are marked (docs/ARCHITECTURE.md,
+	// "Checkpoints and rollback").
 	eventually(t, "run 2 rolled_back", func() bool { return e.show(th).Runs[1].Status == "rolled_back" })
 	tt.waitFor("↶ rolled back")
 	tt.quitIdle()

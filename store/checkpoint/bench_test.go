@@ -54,8 +54,8 @@ func timeGit(b *testing.B, dir string, env []string, args ...string) time.Durati
 // changed files, against `git add -A && git write-tree` on a temporary
 // index seeded from the user's, as Capture seeds its own (target:
 // <= 1.5x). A second baseline, "x-readtree", starts the temporary index
-// from `git read-tree HEAD` as DESIGN.md §8 spells the steps: git must
-// then hash every file.
+// from `git read-tree HEAD`, the plain plumbing recipe: git must then hash
+// every file.
 func BenchmarkCapture(b *testing.B) {
 	repo := bigRepo(b, 10000)
 	m := New(b.TempDir(), Options{})

@@ -1,8 +1,10 @@
 // Package checkpoint snapshots workspaces into git commits under hidden
 // refs, diffs and restores them, and manages per-thread git worktrees
-// (DESIGN.md §8, issue 6). It imports only the standard library and runs
-// the real git binary (2.36 or newer: core.fsync) with exec.CommandContext.
-// Only main.go and the kernel's effect executors use it; core never does.
+// (docs/ARCHITECTURE.md, "Checkpoints and rollback"). It imports only
+// the standard library and runs the real git binary (2.36 or newer:
+// core.fsync) with exec.CommandContext. Only internal/host (the kernel's
+// checkpoint executor) and internal/cli (diffs, worktrees) use it; core
+// never does.
 //
 // # API
 //
