@@ -91,3 +91,12 @@ func NativeRef(e core.Effect) string {
 	}
 	return ""
 }
+
+// Workspace is the directory a start_turn effect's agent runs in ("" for
+// the host's own).
+func Workspace(e core.Effect) string {
+	if e.Turn != nil {
+		return e.Turn.Workspace
+	}
+	return ""
+}

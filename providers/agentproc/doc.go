@@ -29,11 +29,84 @@
 // returns a thread's session (for the shell's terminals); it outlives its
 // process, which the next turn starts again.
 //
+// # The lifecycle
+//
+// An external agent's session embeds a Lifecycle, which owns the agent
+// process: its start and handshake, the reading of its stdout, the
+// garbage-line policy, the report of its end, and Stop (so the embedding
+// session implements Session with its own Handle). The adapter supplies
+// only its protocol:
+//
+//   - Agent: the profile name, the thread, the Settings, and the words
+//     its messages use for the protocol (Format, Expected, Ask).
+//   - Protocol.Connect: how a turn gets an agent holding the thread's
+//     conversation. It is told whether the process is live; it calls
+//     Spawn with the command line when it wants a process (claude
+//     spawns with --resume, codex and acp spawn once and then resume,
+//     fork or open the conversation over the protocol).
+//   - Protocol.Attach: what it binds to a new process (a request table,
+//     a JSON-RPC connection) and its Stdout: how to handle one line,
+//     saying whether it was a line of the protocol, and what to do when
+//     stdout ends.
+//   - Protocol.Handshake: initialize, answered within the deadline.
+//   - Protocol.Cancel: how to end a running turn (the first stage of
+//     Stop).
+//   - Protocol.Detach: what to drop when the process has ended.
+//
+// Open, Begin, Spawn and Stop run on the session's actor goroutine (Check
+// on its caller's: a check has no actor); Turn and Proc may be called
+// from any goroutine. Stdout's functions run on the reader goroutine,
+// Handshake on one of its own, the other Protocol methods on the actor
+// (Detach on the reader, once the process has ended).
+//
+// Their order, for one process:
+//
+//  1. start_turn: the adapter calls Open. A turn still running ends
+//     failed ("superseded"); a new Turn is made; Connect readies the
+//     agent. On an error the attempt ends failed and the session is
+//     reported FAILED (Emitter.Ended), both with the error, and Open
+//     returns nil.
+//  2. Spawn (from Connect): Start, Attach, the reader goroutine, then
+//     Handshake. It ends at the first of: the answer (the session is
+//     reported RUNNING, "claude started (pid N)"); a refusal ("claude
+//     refused initialize: ..."); garbage on stdout; the process's end
+//     ("claude exited with status 3: Error: invalid API key before
+//     answering initialize"); the deadline ("claude did not answer
+//     initialize within 1m0s; its stderr ends: ..."). A failed start
+//     stops the process and waits for its end before Spawn returns.
+//  3. The adapter resets its own per-turn state, calls Begin (the turn
+//     becomes the one warnings, the watchdog and the process's end go
+//     to) and sends the turn to the agent. Later turns find the process
+//     live and skip step 2.
+//  4. The reader hands each stdout line to Stdout.Line; a line of the
+//     protocol is a sign of life for the watchdog. A line longer than
+//     MaxFrame, or a read error, is warned about and the process
+//     stopped. When stdout ends, Stdout.End runs, the process is
+//     reaped and Detach runs.
+//  5. An end nobody asked for (no Stop, after the handshake) ends the
+//     current turn failed with ExitReason and reports the session
+//     STOPPING then FAILED with it. The next turn starts a new process.
+//  6. Stop (stop_session, host shutdown, `nexus providers --check`):
+//     Cancel if a turn runs, then the escalation above; once the end is
+//     handled, the turn ends interrupted and the session is reported
+//     STOPPED, both with the reason.
+//
+// # Garbage lines
+//
+// A line Stdout.Line does not take is garbage. Before the handshake the
+// first one fails the start at once, quoting it: "codex wrote something
+// that is not app-server JSON before the handshake: "Welcome to codex";
+// is "codex app-server" really `codex app-server`?". After it, the first
+// three lines in a row are warned about on the turn and ignored; a line
+// of the protocol resets the count; the MaxGarbage'th (50) in a row ends
+// the turn failed, quoting the last one, and stops the process, which
+// is then reported FAILED.
+//
 // # Registry states
 //
 // The kernel moves a session to STARTING when it starts a turn, RUNNING
 // on turn.started, WAITING at turn end and APPROVAL on a request. The
-// adapters add, with the reason as text: RUNNING ("claude started (pid
+// lifecycle adds, with the reason as text: RUNNING ("claude started (pid
 // N)") once the handshake succeeds; STOPPING then FAILED when the process
 // dies or never comes up (Emitter.Ended: every journaled change stays a
 // legal transition from any live state); STOPPED after a stop_session.
@@ -49,22 +122,17 @@
 // warns once per silence and re-arms on the next frame. Every frame
 // counts as life, including ones that map to no observation.
 //
-// # Failure modes and their deadlines
+// # Deadlines
 //
-//   - Garbage on stdout before the handshake fails the start at once,
-//     quoting the line; after it, lines are warned about (the first three)
-//     and 50 in a row end the turn and stop the process.
-//   - An agent that exits at once fails the start with its exit status
-//     and stderr tail; one that never answers initialize fails after
-//     Settings.Handshake (default 60 s).
-//   - The host keeps serving other threads meanwhile: each thread has its
-//     own actor.
+// Handshake bounds a start (default 60 s), Grace and Term a stop, and
+// Silence a quiet turn. The host keeps serving other threads meanwhile:
+// each thread has its own actor.
 //
 // Deadlines come from the environment (SettingsFromEnv):
 // NEXUS_AGENT_HANDSHAKE, NEXUS_AGENT_SILENCE (0 disables),
 // NEXUS_AGENT_STOP_GRACE, NEXUS_AGENT_STOP_TERM. A profile's command line
 // is overridden by NEXUS_<PROFILE>_COMMAND (CommandEnv), words split on
-// spaces; there is no config file yet.
+// spaces, and wins over a command from the config file (internal/host).
 //
 // # Resume refs
 //

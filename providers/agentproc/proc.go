@@ -58,8 +58,12 @@ type Proc struct {
 var ErrNotFound = errors.New("agent command not found")
 
 // Start starts the agent in its own process group with piped stdio. The
-// caller reads Stdout; stderr is kept (its tail) for error messages.
+// caller reads Stdout; stderr is kept (its tail) for error messages. A
+// spec without a command is an error, not a search of PATH for "".
 func Start(spec Spec) (*Proc, error) {
+	if spec.Path == "" {
+		return nil, fmt.Errorf("%s: no command configured", spec.Name)
+	}
 	path, err := exec.LookPath(spec.Path)
 	if err != nil {
 		advice := spec.Install

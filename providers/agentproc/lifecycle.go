@@ -1,0 +1,382 @@
+package agentproc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nexus-tui/nexus/core"
+)
+
+// MaxGarbage is how many lines in a row that are not of its protocol an
+// agent may write, once past the handshake, before its turn ends and its
+// process is stopped.
+const MaxGarbage = 50
+
+// warnGarbage is how many such lines in a row are warned about.
+const warnGarbage = 3
+
+// exitWait is how long a failed handshake waits for the process to end,
+// so that the error says why it ended rather than what the protocol
+// library made of it.
+const exitWait = 200 * time.Millisecond
+
+// ErrExited is what a Protocol's Handshake returns when the process ended
+// before it answered: the Lifecycle then waits for the end to be reported
+// and fails the start with the exit status and stderr.
+var ErrExited = errors.New("the agent process ended")
+
+// Protocol is what an adapter supplies to its Lifecycle: how to speak to
+// its agent. Connect, Attach and Cancel run on the session's actor
+// goroutine, Handshake on one of its own, Detach on the reader goroutine
+// (as do the Stdout's functions).
+type Protocol interface {
+	// Connect readies the agent for start_turn e and reports whether it
+	// already holds the thread's conversation (history). live says the
+	// process runs and answered the handshake; otherwise, and whenever
+	// the protocol needs a new process, Connect calls Spawn. It then
+	// resumes, forks or opens the conversation; a refused resume is
+	// posted on t (core.ObsResumeFailed) and a new conversation opened.
+	Connect(e core.Effect, t *Turn, live bool) (history bool, err error)
+	// Attach binds the protocol to a process Spawn has just started,
+	// before its stdout is read or the handshake runs, and returns how
+	// to read that stdout.
+	Attach(p *Proc) Stdout
+	// Handshake runs the protocol's initialize on the attached process.
+	// ctx ends at the handshake deadline (or when the host stops); a
+	// refusal is an error, and ErrExited says the process ended first.
+	Handshake(ctx context.Context) error
+	// Cancel asks the agent to end its running turn (interrupt,
+	// turn/interrupt, session/cancel): the first stage of Stop.
+	Cancel()
+	// Detach drops what the protocol tied to the current process (open
+	// requests, pending calls, a connection) once it has ended.
+	Detach()
+}
+
+// Stdout is how a protocol reads one process's standard output.
+type Stdout struct {
+	// Line handles one line; false when the line is not of the protocol
+	// (garbage, see Lifecycle).
+	Line func(line []byte) bool
+	// End, when set, runs once stdout has ended, before the process is
+	// reaped: a protocol library fed from Line sees the end of its input.
+	End func()
+}
+
+// Agent is what a Lifecycle knows of the agent it runs, besides its
+// protocol.
+type Agent struct {
+	// Name is the profile name, in every message a person sees.
+	Name string
+	// Thread is the nexus thread the session serves.
+	Thread string
+	// Settings are the deadlines.
+	Settings Settings
+	// Format names what every line of the agent's stdout should be, in
+	// the warnings about one that is not ("stream-json", "JSON").
+	Format string
+	// Expected names it, and Ask ends with a question about the
+	// command, in the start error for such a line before the handshake:
+	// `codex wrote something that is not app-server JSON before the
+	// handshake: "Welcome"; is "codex app-server" really `codex
+	// app-server`?`.
+	Expected, Ask string
+}
+
+// Lifecycle is one agent process's life in a session: it starts the
+// process and runs its handshake, reads its stdout (garbage-line
+// accounting included), reports its end, and stops it. An adapter's
+// session embeds one and supplies the Protocol; see the package manual.
+type Lifecycle struct {
+	agent Agent
+	out   *Emitter
+	proto Protocol
+
+	mu   sync.Mutex
+	proc *Proc
+	// gone is closed once the reader has seen the process end and
+	// reported it. Invariant: a new process is spawned only after the
+	// previous one's gone is closed, or while it is live (Connect's
+	// choice), never while its end is being reported.
+	gone     chan struct{}
+	ready    bool        // the handshake succeeded
+	stopping bool        // Stop was called: the end is Stop's to report
+	hsErr    chan string // garbage before the handshake fails it
+	garbage  int         // lines in a row that were not of the protocol
+	turn     *Turn
+}
+
+// NewLifecycle returns the lifecycle of a session that reports on out.
+func NewLifecycle(a Agent, out *Emitter, proto Protocol) *Lifecycle {
+	return &Lifecycle{agent: a, out: out, proto: proto}
+}
+
+// Turn returns the current turn (nil before the first).
+func (l *Lifecycle) Turn() *Turn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.turn
+}
+
+// Proc returns the running process, nil when there is none, and the
+// channel closed once its end has been reported.
+func (l *Lifecycle) Proc() (*Proc, <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.proc, l.gone
+}
+
+// Open readies the agent for the start_turn effect e and returns the
+// attempt's Turn, which is not yet the current one (see Begin), and
+// whether the agent holds the thread's history. A turn still running is
+// ended failed first ("superseded"): the kernel gave up on it. When the
+// agent cannot be readied, Open ends the attempt failed and reports the
+// session FAILED, both with the reason, and returns nil.
+func (l *Lifecycle) Open(e core.Effect) (t *Turn, history bool) {
+	if old := l.Turn(); old != nil {
+		old.End(core.AttemptFailed, "superseded")
+	}
+	t = NewTurn(e, l.out, l.agent.Name, l.agent.Settings.Silence)
+	history, err := l.proto.Connect(e, t, l.live())
+	if err != nil {
+		t.End(core.AttemptFailed, err.Error())
+		l.out.Ended(e.Thread, e.Run, err.Error(), true)
+		return nil, false
+	}
+	return t, history
+}
+
+// Begin makes t the current turn: the one warnings, the watchdog's kicks
+// and the process's end go to. The adapter calls it once it has reset its
+// own state for the turn, before it sends the turn to the agent.
+func (l *Lifecycle) Begin(t *Turn) {
+	l.mu.Lock()
+	l.turn = t
+	l.mu.Unlock()
+}
+
+// live reports whether the process runs and answered the handshake.
+func (l *Lifecycle) live() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.proc == nil || !l.ready {
+		return false
+	}
+	select {
+	case <-l.gone:
+		return false
+	default:
+		return true
+	}
+}
+
+// Spawn starts the agent, attaches the protocol, starts reading its
+// stdout and runs the handshake within Settings.Handshake. Garbage before
+// the handshake, an early exit, a refusal and silence each fail it with a
+// message naming the cause; a process that failed is stopped and its end
+// reported before Spawn returns. On success the session is reported
+// RUNNING ("claude started (pid N)").
+func (l *Lifecycle) Spawn(spec Spec) error {
+	p, err := Start(spec)
+	if err != nil {
+		return err
+	}
+	gone, hs := make(chan struct{}), make(chan string, 1)
+	l.mu.Lock()
+	l.proc, l.gone, l.hsErr, l.ready, l.stopping, l.garbage = p, gone, hs, false, false, 0
+	l.mu.Unlock()
+	stdout := l.proto.Attach(p)
+	go l.read(p, stdout, gone)
+	if err := l.handshake(p, gone, hs); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.ready = true
+	l.mu.Unlock()
+	l.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: l.agent.Thread, Status: core.SessRunning,
+		Text: fmt.Sprintf("%s started (pid %d)", l.agent.Name, p.Pid())})
+	return nil
+}
+
+// handshake waits for the protocol's handshake, the process's end or
+// garbage on its stdout, whichever comes first.
+func (l *Lifecycle) handshake(p *Proc, gone <-chan struct{}, hs <-chan string) error {
+	set := l.agent.Settings
+	ctx, cancel := context.WithTimeout(l.out.Context(), set.Handshake)
+	defer cancel()
+	res := make(chan error, 1)
+	go func() { res <- l.proto.Handshake(ctx) }()
+	fail := func(msg string) error {
+		p.Stop(nil, 0, set.Term)
+		<-gone
+		return errors.New(msg)
+	}
+	exited := func() error { return errors.New(p.ExitReason() + " before answering initialize") }
+	select {
+	case err := <-res:
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, ErrExited):
+			<-gone
+			return exited()
+		case ctx.Err() != nil:
+			return fail(fmt.Sprintf("%s did not answer initialize within %s; %s", l.agent.Name, set.Handshake,
+				stderrTail(p.Stderr())))
+		}
+		select {
+		case <-gone:
+			return exited()
+		case <-time.After(exitWait):
+		}
+		return fail(fmt.Sprintf("%s refused initialize: %v", l.agent.Name, err))
+	case msg := <-hs:
+		return fail(msg)
+	case <-gone:
+		return exited()
+	}
+}
+
+// stderrTail quotes the end of what an agent wrote on stderr, on one
+// line, for the error of a handshake that timed out.
+func stderrTail(s string) string {
+	if s == "" {
+		return "it wrote nothing on stderr"
+	}
+	if len(s) > 400 {
+		s = s[len(s)-400:]
+	}
+	return "its stderr ends: " + strings.ReplaceAll(s, "\n", " | ")
+}
+
+// read reads the process's stdout until it ends, then reports the end.
+func (l *Lifecycle) read(p *Proc, stdout Stdout, gone chan struct{}) {
+	defer close(gone)
+	sc := Lines(p.Stdout())
+	for sc.Scan() {
+		if l.line(stdout, sc.Bytes()) {
+			p.Stop(nil, 0, l.agent.Settings.Term)
+			break
+		}
+	}
+	if err := sc.Err(); err != nil {
+		l.warn(fmt.Sprintf("%s: reading its output failed (%v); stopping it", l.agent.Name, err))
+		p.Stop(nil, 0, l.agent.Settings.Term)
+	}
+	if stdout.End != nil {
+		stdout.End()
+	}
+	l.died(p)
+}
+
+// line hands one line to the protocol and applies the garbage-line
+// policy; it reports whether the process should be given up on. A line
+// of the protocol is a sign of life for the turn's watchdog, whatever it
+// maps to.
+func (l *Lifecycle) line(stdout Stdout, b []byte) bool {
+	if stdout.Line(b) {
+		l.mu.Lock()
+		l.garbage = 0
+		t := l.turn
+		l.mu.Unlock()
+		if t != nil {
+			t.Kick()
+		}
+		return false
+	}
+	l.mu.Lock()
+	l.garbage++
+	n, ready, hs, t := l.garbage, l.ready, l.hsErr, l.turn
+	l.mu.Unlock()
+	a := l.agent
+	snip := Snippet(b, 200)
+	if !ready {
+		select {
+		case hs <- fmt.Sprintf("%s wrote something that is not %s before the handshake: %q; %s", a.Name, a.Expected, snip, a.Ask):
+		default:
+		}
+		return false
+	}
+	if n <= warnGarbage {
+		l.warn(fmt.Sprintf("%s wrote a line that is not %s (ignored): %q", a.Name, a.Format, snip))
+	}
+	if n >= MaxGarbage {
+		if t != nil {
+			t.End(core.AttemptFailed, fmt.Sprintf("%s wrote %d lines in a row that are not %s; stopping it (last: %q)",
+				a.Name, n, a.Format, snip))
+		}
+		return true
+	}
+	return false
+}
+
+func (l *Lifecycle) warn(text string) {
+	if t := l.Turn(); t != nil {
+		t.Obs(core.Observation{Kind: core.ObsWarning, Text: text})
+	}
+}
+
+// died reports the end of a process the reader saw. The end of a process
+// Stop ended is Stop's to report, and that of one that never answered
+// the handshake is Spawn's error.
+func (l *Lifecycle) died(p *Proc) {
+	<-p.Done()
+	p.Close()
+	l.mu.Lock()
+	if l.proc != p {
+		l.mu.Unlock()
+		return
+	}
+	stopping, ready, t := l.stopping, l.ready, l.turn
+	l.proc, l.ready = nil, false
+	l.mu.Unlock()
+	l.proto.Detach()
+	if stopping || !ready {
+		return
+	}
+	reason := p.ExitReason()
+	run := ""
+	if t != nil {
+		run = t.E.Run
+		t.End(core.AttemptFailed, reason)
+	}
+	l.out.Ended(l.agent.Thread, run, reason, true)
+}
+
+// Stop implements Session: the protocol's Cancel (when a turn runs), the
+// end of stdin, SIGTERM and SIGKILL on the Settings' deadlines; then the
+// turn ends interrupted and the session is reported STOPPED, both with
+// the reason. It returns once the process is reaped and its end handled;
+// the next turn starts a new one.
+func (l *Lifecycle) Stop(reason string) {
+	l.mu.Lock()
+	p, t, gone := l.proc, l.turn, l.gone
+	l.stopping = true
+	l.mu.Unlock()
+	if p != nil {
+		var cancel func()
+		if t != nil && !t.Ended() {
+			cancel = l.proto.Cancel
+		}
+		p.Stop(cancel, l.agent.Settings.Grace, l.agent.Settings.Term)
+		<-gone
+	}
+	if t != nil {
+		t.End(core.AttemptInterrupted, reason)
+	}
+	l.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: l.agent.Thread, Status: core.SessStopped, Text: reason})
+}
+
+// Check is what `nexus providers --check` reports: it starts the agent
+// from spec, runs the handshake within Settings.Handshake, and stops it.
+func (l *Lifecycle) Check(spec Spec) error {
+	if err := l.Spawn(spec); err != nil {
+		return err
+	}
+	l.Stop("check done")
+	return nil
+}
