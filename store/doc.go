@@ -1,7 +1,8 @@
 // Package store is the durable journal of nexus: an append-only bbolt file
 // of events with a BLAKE3 hash chain, a group-commit loop, snapshots of
 // the projection, verification and repair, and a portable archive. It
-// implements core.Journal. Only main.go wires it in; tui never imports it.
+// implements core.Journal. Only internal/host (a host's journal) and
+// internal/cli (verify, export, import) open it; tui never imports it.
 //
 // This comment is the on-disk format specification. Every constant it
 // names carries the comment "part of the on-disk format": changing one

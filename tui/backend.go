@@ -18,8 +18,8 @@ type Backend interface {
 
 var _ Backend = core.Backend(nil)
 
-// Profile is a provider profile the new-thread dialog offers. main fills
-// them from the provider registry, so tui need not import providers.
+// Profile is a provider profile the new-thread dialog offers. internal/cli
+// fills them from the provider registry, so tui need not import providers.
 type Profile struct {
 	Name        string
 	Description string

@@ -5,8 +5,10 @@
 //
 // workers imports core (for the side-effect classes), the standard
 // library, github.com/creack/pty and github.com/zeebo/blake3; never
-// store, providers, tui or themes (deps_test.go checks). The kernel's
-// side (the built-in agent) calls Pool.Execute; only main wires a Pool.
+// store, providers, tui or themes (internal/layout/deps_test.go checks).
+// The kernel's side (the built-in agent) calls Pool.Execute; only
+// internal/host wires a Pool, and internal/cli runs the worker process
+// (`nexus worker`, RunProcess).
 //
 // # Wire
 //

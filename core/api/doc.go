@@ -8,8 +8,9 @@
 // waits on a slow run, `nexus send --mode steer` from a second terminal
 // steers it, and the TUI can attach to `nexus serve`.
 //
-// api imports only the standard library and core. main.go wires it; tui
-// and the CLI see it only as a core.Backend.
+// api imports only the standard library and core. internal/host serves
+// it and internal/cli dials it; tui and the CLI see it only as a
+// core.Backend.
 //
 // # Socket
 //

@@ -11,7 +11,7 @@ import (
 )
 
 // The values the file accepts. Themes must match the themes package
-// (a test in package main checks it: this package may not import it).
+// (a test in internal/cli checks it: this package may not import it).
 var (
 	Kinds     = []string{"acp", "codex", "claude", "shell"}
 	Themes    = []string{"dark", "light", "high-contrast", "none"}

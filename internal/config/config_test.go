@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// readyMade is the registry's ready-made profiles, as package main passes
-// them (a test there checks the real list against this package).
+// readyMade is the registry's ready-made profiles, as internal/host
+// passes them (ReadyMadeKinds).
 var readyMade = map[string]string{"builtin": "builtin", "builtin:openai": "builtin", "claude": "claude",
 	"codex": "codex", "gemini": "acp", "claude-acp": "acp", "codex-acp": "acp", "shell": "shell"}
 

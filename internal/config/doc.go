@@ -69,7 +69,7 @@
 // The first problem in file order is the one reported. BurntSushi/toml
 // reports positions only for syntax errors and for values it fails to
 // decode, so the line of any key comes from decoding the file once more
-// into a struct built to fail at that key (parser.line). package main
+// into a struct built to fail at that key (parser.line). internal/cli
 // makes the error exit code 2 (usage) for the commands that need
 // profiles or the theme; verify, export, import, version and help never
 // read the file.
@@ -77,6 +77,6 @@
 // # Imports
 //
 // The standard library and BurntSushi/toml (MIT, no dependencies, the
-// reference Go TOML decoder) only: package main turns profiles into
+// reference Go TOML decoder) only: internal/host turns profiles into
 // provider registry entries, so the providers never import this package.
 package config

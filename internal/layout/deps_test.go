@@ -54,8 +54,8 @@ func TestImportRules(t *testing.T) {
 		{pkg: "internal/e2e", stdOnly: true},
 		{pkg: "internal/layout", stdOnly: true},
 		{pkg: "internal/journalgen", stdOnly: true},
-		// The config file: TOML and nothing of ours; main turns it into
-		// provider profiles, so providers and the TUI never see it.
+		// The config file: TOML and nothing of ours; internal/host turns
+		// it into provider profiles, so providers and the TUI never see it.
 		{pkg: "internal/config", stdOnly: true, allowedExt: []string{"github.com/BurntSushi/toml"}},
 		{pkg: "store", forbidden: []string{"providers", "workers", "tui", "themes", "core/api", "internal/host", "internal/cli"}},
 		{pkg: "providers", forbidden: []string{"store", "tui", "themes", "internal/config", "internal/host", "internal/cli"}},
