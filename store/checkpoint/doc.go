@@ -38,9 +38,10 @@
 //
 //	refs/nexus/checkpoints/<thread>/<scope>
 //
-// Scopes may have several '/'-separated parts; the kernel uses "run/0"
-// for the pre-run baseline of run 1, "run/<ordinal>" at each run's
-// completion barrier and "node/<run>/<attempt>/<node>" for child scopes.
+// Scopes may have several '/'-separated parts; the kernel uses "base"
+// for the baseline before run 1, "run<N>" at run N's completion
+// barrier, "node/<run>/<attempt>/<node>" for child scopes and "mark/<k>"
+// for marks.
 // (A scope cannot be both a ref and a folder of refs: "run/1" and
 // "run/1/x" conflict.) refs/nexus/tips/<thread> is the checkpoint the
 // thread's workspace last matched; it is the next capture's first parent,
@@ -197,9 +198,9 @@
 //
 // # How the kernel calls it
 //
-//   - Run 1 start: Capture(ws, thread, "run/0") as the baseline.
+//   - Run 1 start: Capture(ws, thread, "base") as the baseline.
 //   - Completion barrier of run N (also interrupted and failed runs):
-//     Capture(ws, thread, "run/N"); a *BoundError or any other error is
+//     Capture(ws, thread, "run<N>"); a *BoundError or any other error is
 //     recorded as checkpoint status error with err.Error() as reason;
 //     checkpoint.capture is idempotent, so redo it after a crash. Then
 //     Stats(ws, the parent commit the kernel named, the new commit) for
@@ -212,7 +213,7 @@
 //     Stats against the same parent a run's capture would use. The host
 //     runs one workspace's captures and restores in the order the kernel
 //     issued them, so a node is captured before its run.
-//   - nexus diff T --run N: Diff(ws, checkpoint of run N-1 (run/0 for
+//   - nexus diff T --run N: Diff(ws, checkpoint of run N-1 (base for
 //     N=1; after a rollback, the newest earlier one not stale), checkpoint
 //     of run N). Pass commits when the journal has them: a scope's ref is
 //     replaced if that scope is captured again.
@@ -222,8 +223,9 @@
 //   - rollback.node, and a rollback to a mark: Restore that checkpoint,
 //     then Dirty(ws, the run's own checkpoint) says whether the files now
 //     differ from it (the work after the node or the mark is undone).
-//   - Fork --worktree: AddWorktree(ws, path, checkpoint ref, "") then
-//     Capture(worktree.Workspace, fork, "run/0"); thread new --worktree
+//   - Fork --worktree: AddWorktree(ws, path, checkpoint ref, "") then,
+//     before the fork's first run, Capture(worktree.Workspace, fork,
+//     "base"); thread new --worktree
 //     --branch B: AddWorktree(ws, path, "HEAD", B).
 //   - Archive: WorktreeDirty(path) (ask the user when true), then
 //     RemoveWorktree(ws, path, force) after consent.
