@@ -220,7 +220,7 @@ func buildJournal(b *testing.B, n, snapAt uint64) *journal {
 }
 
 // Wide journals model a long-lived state dir: wideThreads threads, a few
-// active at a time (issue 7's scale target).
+// active at a time (the scale target in BENCHMARKS.md).
 const wideThreads = 10_000
 
 func buildWideJournal(b *testing.B) *journal {

@@ -13,7 +13,7 @@
 //     reverse video. It is chosen by --theme none and whenever NO_COLOR is
 //     set to a non-empty value (https://no-color.org), whatever --theme says.
 //
-// Decisions where the issue was silent:
+// Decisions:
 //   - NO_COLOR wins over an explicit --theme: a user who sets it has said
 //     they never want colour, and scripts that record the screen rely on it.
 //   - Colours are 24-bit hex; Bubble Tea downsamples them to what the

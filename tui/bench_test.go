@@ -22,7 +22,7 @@ import (
 	"github.com/nexus-tui/nexus/core"
 )
 
-// The benchmarks of issue 4 (BENCHMARKS.md, TUI section). Each runs the
+// The TUI's benchmarks (BENCHMARKS.md, TUI section). Each runs the
 // real program (Run) on a real PTY pair: the program reads keys from and
 // draws to the PTY's child side; the benchmark writes keys to and reads
 // frames from its parent side, like a terminal emulator. The backend is a

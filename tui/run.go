@@ -91,8 +91,8 @@ func envLookup(env []string) func(string) string {
 
 // frameRate is the renderer's most frames per second. At Bubble Tea's
 // default of 60 a key press waits up to 16.7 ms for the next frame
-// before it is drawn, so key-to-screen could never meet the 16 ms p99 of
-// issue 4; at 120 the wait is at most 8.3 ms. The renderer writes only
+// before it is drawn, so key-to-screen could never meet its 16 ms p99
+// target (BENCHMARKS.md); at 120 the wait is at most 8.3 ms. The renderer writes only
 // when the view changed, so an idle screen still writes nothing; the cost
 // is the ticker's wakeups (BENCHMARKS.md measures the idle CPU).
 const frameRate = 120

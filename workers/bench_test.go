@@ -11,7 +11,7 @@ import (
 
 // BenchmarkWarmReadFile4K measures the round trip of one execute
 // read_file of 4 KiB on a warm worker process: sign, send, verify,
-// confine, read, result. Issue 3 targets p50 <= 1 ms.
+// confine, read, result. The target is p50 <= 1 ms (BENCHMARKS.md).
 func BenchmarkWarmReadFile4K(b *testing.B) {
 	ws := tempWorkspace(b)
 	content := strings.Repeat("0123456789abcde\n", 256) // 4 KiB

@@ -84,9 +84,9 @@ func TestRunCommandEnvironmentHasNoCredentials(t *testing.T) {
 	}
 }
 
-// runAndStop starts the nested-shell command of issue 3, waits until its
-// group has its processes, stops it with stop, and checks that nothing
-// of the group is left.
+// runAndStop starts a nested-shell command, waits until its group has
+// its processes, stops it with stop, and checks that nothing of the
+// group is left.
 func runAndStop(t *testing.T, st Step, stop func(cancel func())) Result {
 	ws := tempWorkspace(t)
 	p := newTestPool(t, ws)

@@ -28,7 +28,7 @@ import (
 const adapterDeltas = 10000
 
 // BenchmarkAdapterOverhead measures what an agent adapter adds between an
-// agent writing a text delta and a UI subscriber receiving it (issue 5:
+// agent writing a text delta and a UI subscriber receiving it (target:
 // >= 50,000 deltas/s, <= 1 ms added at p99).
 //
 // The agent is a real child process (testdata/agents/streamer) that

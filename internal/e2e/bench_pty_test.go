@@ -47,7 +47,7 @@ func waitTook(b *testing.B, file string) time.Duration {
 var bashEnv = []string{"TERM=xterm-256color", "PS1=bash$ ", "HISTFILE=/dev/null"}
 
 // BenchmarkPTYPane measures what a visible terminal pane costs the program
-// in it (issue 4: `seq 1 200000` in a visible pane finishes within 1.5x
+// in it (target: `seq 1 200000` in a visible pane finishes within 1.5x
 // of its time with the PTY read and discarded).
 //
 // Baseline, in the same run: bash in a bare PTY (120x40) whose output the

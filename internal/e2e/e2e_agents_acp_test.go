@@ -22,7 +22,7 @@ type acpAgent struct {
 	afterFirst func(t *testing.T)
 }
 
-// acpFlow drives a real ACP agent through issue 5's flow: a text turn, a
+// acpFlow drives a real ACP agent through the adapter flow: a text turn, a
 // tool call allowed and one denied through `nexus respond`, an interrupt
 // mid-turn, and the next turn in a new nexus process loading the same ACP
 // session by its native ref, with its history and without replaying it

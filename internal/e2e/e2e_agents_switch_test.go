@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestSwitchCodexClaudeAndBack is issue 5's provider-switch acceptance on
+// TestSwitchCodexClaudeAndBack is the provider-switch acceptance on
 // the real CLIs: a thread starts on Codex, switches to Claude Code (the
 // whole thread handed over), then back to Codex, which resumes its own
 // earlier conversation and is handed only the runs it missed (a delta

@@ -7,7 +7,8 @@ import (
 
 // TestTUIClaudeQuestion: a question from the real Claude Code CLI
 // (AskUserQuestion, asked through can_use_tool) shows in the TUI, is
-// answered there, and the answer reaches Claude: the UI path of issue 5.
+// answered there, and the answer reaches Claude: an agent's question
+// through the UI.
 func TestTUIClaudeQuestion(t *testing.T) {
 	needCLI(t, "claude")
 	anthropicModel(t)

@@ -29,7 +29,7 @@ func (tt *tmuxTUI) size(tag int) string {
 	}
 }
 
-// TestTUIShellTerminalPane is issue 4's PTY pane acceptance on a real
+// TestTUIShellTerminalPane is the PTY pane acceptance on a real
 // bash in the host's PTY: the first message starts it and shows in the
 // pane; `echo hi` typed in the focused pane shows hi; resizing the tmux
 // window changes `stty size` inside; zoom gives bash the whole screen but

@@ -12,9 +12,9 @@ import (
 	"time"
 )
 
-// Benchmarks for issue 6's performance targets. Each one measures the
-// baseline git commands in the same run, interleaved with the operation,
-// and reports both times and their ratio:
+// Benchmarks for the checkpoint targets (BENCHMARKS.md). Each one
+// measures the baseline git commands in the same run, interleaved with
+// the operation, and reports both times and their ratio:
 //
 //	go test -run '^$' -bench . -benchtime 20x ./store/checkpoint/
 

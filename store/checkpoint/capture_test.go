@@ -11,11 +11,11 @@ import (
 	"time"
 )
 
-// TestAcceptanceGit is issue 6's acceptance flow at the library level: a
-// repository with a committed file and an unrelated staged change; run 1
-// writes a.txt, run 2 edits it and adds b.txt; restoring run 1 leaves
-// a.txt as after run 1 and no b.txt, and nothing of the user's
-// repository moves.
+// TestAcceptanceGit is the checkpoint acceptance flow at the library
+// level: a repository with a committed file and an unrelated staged
+// change; run 1 writes a.txt, run 2 edits it and adds b.txt; restoring
+// run 1 leaves a.txt as after run 1 and no b.txt, and nothing of the
+// user's repository moves.
 func TestAcceptanceGit(t *testing.T) {
 	repo := newRepo(t)
 	writeFile(t, repo, "staged.txt", "staged by the user\n")
