@@ -76,8 +76,9 @@
 //     stops the process and waits for its end before Spawn returns.
 //  3. The adapter resets its own per-turn state, calls Begin (the turn
 //     becomes the one warnings, the watchdog and the process's end go
-//     to) and sends the turn to the agent. Later turns find the process
-//     live and skip step 2.
+//     to) and sends the turn to the agent. A process that ended between
+//     the handshake and Begin fails the turn there, with its exit
+//     reason. Later turns find the process live and skip step 2.
 //  4. The reader hands each stdout line to Stdout.Line; a line of the
 //     protocol is a sign of life for the watchdog. A line longer than
 //     MaxFrame, or a read error, is warned about and the process

@@ -107,6 +107,7 @@ type Lifecycle struct {
 	stopping bool        // Stop was called: the end is Stop's to report
 	hsErr    chan string // garbage before the handshake fails it
 	garbage  int         // lines in a row that were not of the protocol
+	ended    string      // why the last process ended, when it was reported
 	turn     *Turn
 }
 
@@ -152,11 +153,25 @@ func (l *Lifecycle) Open(e core.Effect) (t *Turn, history bool) {
 
 // Begin makes t the current turn: the one warnings, the watchdog's kicks
 // and the process's end go to. The adapter calls it once it has reset its
-// own state for the turn, before it sends the turn to the agent.
-func (l *Lifecycle) Begin(t *Turn) {
+// own state for the turn, before it sends the turn to the agent. When the
+// process Open readied has ended since, Begin ends t failed with the
+// reason and returns false: the end was reported on the turn before.
+// Once Begin returns true, an end of the process is this turn's, so an
+// adapter that then finds no process (or connection) just returns.
+func (l *Lifecycle) Begin(t *Turn) bool {
 	l.mu.Lock()
+	if l.gone != nil && l.proc == nil {
+		reason := l.ended
+		l.mu.Unlock()
+		if reason == "" {
+			reason = l.agent.Name + " ended before the turn began"
+		}
+		t.End(core.AttemptFailed, reason)
+		return false
+	}
 	l.turn = t
 	l.mu.Unlock()
+	return true
 }
 
 // live reports whether the process runs and answered the handshake.
@@ -327,18 +342,23 @@ func (l *Lifecycle) died(p *Proc) {
 	<-p.Done()
 	p.Close()
 	l.mu.Lock()
-	if l.proc != p {
-		l.mu.Unlock()
+	current, report := l.proc == p, l.ready && !l.stopping
+	l.mu.Unlock()
+	if !current {
 		return
 	}
-	stopping, ready, t := l.stopping, l.ready, l.turn
-	l.proc, l.ready = nil, false
+	reason := ""
+	if report {
+		reason = p.ExitReason()
+	}
+	l.mu.Lock()
+	t := l.turn
+	l.proc, l.ready, l.ended = nil, false, reason
 	l.mu.Unlock()
 	l.proto.Detach()
-	if stopping || !ready {
+	if !report {
 		return
 	}
-	reason := p.ExitReason()
 	run := ""
 	if t != nil {
 		run = t.E.Run

@@ -28,6 +28,10 @@ const wait = 10 * time.Second
 type toy struct {
 	*agentproc.Lifecycle
 	spec agentproc.Spec
+	// outlive makes Connect return only once the process it started has
+	// ended and its end was reported: the agent dies between the
+	// handshake and the turn.
+	outlive bool
 
 	mu  sync.Mutex
 	p   *agentproc.Proc
@@ -42,7 +46,9 @@ func (s *toy) Handle(e core.Effect) {
 	if t == nil {
 		return
 	}
-	s.Begin(t)
+	if !s.Begin(t) {
+		return
+	}
 	t.Obs(core.Observation{Kind: core.ObsTurnStarted, Text: fmt.Sprintf("history %v", history)})
 	if p, _ := s.Proc(); p != nil {
 		b, _ := json.Marshal(map[string]string{"prompt": e.Turn.Text})
@@ -54,7 +60,12 @@ func (s *toy) Connect(_ core.Effect, _ *agentproc.Turn, live bool) (bool, error)
 	if live {
 		return true, nil
 	}
-	return false, s.Spawn(s.spec)
+	if err := s.Spawn(s.spec); err != nil || !s.outlive {
+		return false, err
+	}
+	_, gone := s.Proc()
+	<-gone
+	return false, nil
 }
 
 func (s *toy) Attach(p *agentproc.Proc) agentproc.Stdout {
@@ -130,6 +141,11 @@ func (s *toy) Detach() {
 // agent's log.
 func start(t *testing.T, script string, set agentproc.Settings) (providers.Provider, *agenttest.Sink, string) {
 	t.Helper()
+	return startToy(t, script, set, false)
+}
+
+func startToy(t *testing.T, script string, set agentproc.Settings, outlive bool) (providers.Provider, *agenttest.Sink, string) {
+	t.Helper()
 	dir := t.TempDir()
 	path, log := filepath.Join(dir, "script.txt"), filepath.Join(dir, "agent.log")
 	if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
@@ -141,7 +157,7 @@ func start(t *testing.T, script string, set agentproc.Settings) (providers.Provi
 	spec := agentproc.Spec{Name: "toy", Path: agenttest.Scripted(t), Args: []string{path}, Env: []string{"SCRIPTED_LOG=" + log}}
 	sink := agenttest.NewSink()
 	p := agentproc.NewRuntime(context.Background(), sink, core.Capabilities{}, func(thread string, out *agentproc.Emitter) agentproc.Session {
-		s := &toy{spec: spec}
+		s := &toy{spec: spec, outlive: outlive}
 		s.Lifecycle = agentproc.NewLifecycle(agentproc.Agent{Name: "toy", Thread: thread, Settings: set,
 			Format: "toy-json", Expected: "toy JSON", Ask: "is it really a toy?"}, out, s)
 		return s
@@ -359,5 +375,22 @@ func TestStopKillsAStubbornAgent(t *testing.T) {
 	b, _ := os.ReadFile(log)
 	if !strings.Contains(string(b), `recv {"method":"cancel"}`) {
 		t.Errorf("the agent was not sent the cancel:\n%s", b)
+	}
+}
+
+// An agent that dies after the handshake, before the turn is sent to it:
+// the turn fails with the reason the session was reported FAILED with.
+func TestDeathBeforeTheTurnBegins(t *testing.T) {
+	p, sink, _ := startToy(t, handshake+"stderr bye\nexit 4\n", agentproc.Settings{}, true)
+	p.Handle(turn("1", "hi"))
+	failed := sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
+	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+	if end.Status != core.AttemptFailed || end.Error != "toy exited with status 4: bye" || failed.Text != end.Error {
+		t.Errorf("turn ended %+v after FAILED %q", end, failed.Text)
+	}
+	for _, o := range sink.All() {
+		if o.Kind == core.ObsTurnStarted {
+			t.Errorf("the turn was started on a process that had ended: %+v", o)
+		}
 	}
 }
