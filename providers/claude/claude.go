@@ -1,9 +1,8 @@
 package claude
 
 import (
-	"time"
-
 	"context"
+	"time"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/providers"
@@ -87,6 +86,12 @@ func (c Config) Args(resume string, more ...string) []string {
 	return args
 }
 
+// spec is how to start the CLI in dir; resume and more are as for Args.
+func (c Config) spec(dir, resume string, more ...string) agentproc.Spec {
+	return agentproc.Spec{Name: c.Name, Path: c.Command[0], Args: c.Args(resume, more...), Dir: dir, Env: c.Env,
+		Home: c.Home, Install: Install}
+}
+
 // Check starts the profile's CLI, runs the initialize handshake within
 // timeout, and stops it: what `nexus providers --check` reports.
 func Check(name, dir string, timeout time.Duration) error {
@@ -97,10 +102,5 @@ func Check(name, dir string, timeout time.Duration) error {
 // the config file).
 func CheckConfig(cfg Config, dir string, timeout time.Duration) error {
 	cfg.Settings.Handshake = timeout
-	s := newSession(cfg, "check", agentproc.NewEmitter(context.Background(), agentproc.NopSink{}))
-	if err := s.spawn(dir, ""); err != nil {
-		return err
-	}
-	s.Stop("check done")
-	return nil
+	return newSession(cfg, "check", agentproc.NewEmitter(context.Background(), agentproc.NopSink{})).Check(cfg.spec(dir, ""))
 }

@@ -46,7 +46,7 @@ func (s *session) controlResponse(f *frame) {
 func (s *session) controlRequest(w lineWriter, f *frame) {
 	var r controlReq
 	_ = json.Unmarshal(f.Request, &r)
-	t := s.current()
+	t := s.Turn()
 	if r.Subtype != "can_use_tool" || t == nil || t.Ended() {
 		reply(w, f.RequestID, nil, fmt.Sprintf("nexus does not handle %q here", r.Subtype))
 		return
@@ -84,10 +84,10 @@ func (s *session) answer(e core.Effect) {
 		s.out.Done(e, "failed", "no request in the effect")
 		return
 	}
+	p := s.proc()
 	s.mu.Lock()
 	q := s.reqs[e.Request.Key]
 	delete(s.reqs, e.Request.Key)
-	p := s.proc
 	if q != nil && e.Request.Response == core.RespAllowAlways && q.action != "" {
 		s.allow[q.action] = true
 	}

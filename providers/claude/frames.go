@@ -9,10 +9,6 @@ import (
 	"github.com/nexus-tui/nexus/providers/agentproc"
 )
 
-// maxGarbage is how many lines in a row that are not stream-json a
-// session tolerates (with warnings) before it gives up on the process.
-const maxGarbage = 50
-
 // frame is one stdout line of Claude Code stream-json: the union of the
 // fields nexus reads.
 type frame struct {
@@ -48,24 +44,6 @@ func (f *frame) parent() string {
 	return *f.Parent
 }
 
-// read decodes the CLI's stdout until it closes, then reports the end of
-// the process.
-func (s *session) read(p *agentproc.Proc, gone chan struct{}) {
-	defer close(gone)
-	sc := agentproc.Lines(p.Stdout())
-	for sc.Scan() {
-		if s.line(p, sc.Bytes()) {
-			p.Stop(nil, 0, s.cfg.Settings.Term)
-			break
-		}
-	}
-	if err := sc.Err(); err != nil {
-		s.warn(fmt.Sprintf("%s: reading its output failed (%v); stopping it", s.cfg.Name, err))
-		p.Stop(nil, 0, s.cfg.Settings.Term)
-	}
-	s.died(p)
-}
-
 // lineWriter is where lines to the CLI go: its stdin (*agentproc.Proc),
 // or a recorder in tests.
 type lineWriter interface {
@@ -84,71 +62,26 @@ func decodeFrame(line []byte) (f *frame, ok bool) {
 
 // line handles one line of the CLI's stdout, answering control requests
 // on w. It needs no process, so tests and fuzzing drive it directly. It
-// reports whether the process should be given up on (too many lines in a
-// row that are not stream-json).
+// reports whether the line was stream-json (the Lifecycle counts the
+// others).
 func (s *session) line(w lineWriter, b []byte) bool {
 	f, ok := decodeFrame(b)
-	if !ok {
-		return s.garbageLine(b)
+	if ok {
+		s.frame(w, f)
 	}
-	s.mu.Lock()
-	s.garbage = 0
-	s.mu.Unlock()
-	s.frame(w, f)
-	return false
-}
-
-// garbageLine reports a line that is not stream-json; it returns true when
-// the process should be given up on.
-func (s *session) garbageLine(line []byte) bool {
-	s.mu.Lock()
-	s.garbage++
-	n, ready, hs := s.garbage, s.ready, s.hsErr
-	s.mu.Unlock()
-	snip := agentproc.Snippet(line, 200)
-	if !ready {
-		select {
-		case hs <- fmt.Sprintf("%s wrote something that is not stream-json before the handshake: %q; is %q really Claude Code?",
-			s.cfg.Name, snip, s.cfg.Command[0]):
-		default:
-		}
-		return false
-	}
-	if n <= 3 {
-		s.warn(fmt.Sprintf("%s wrote a line that is not stream-json (ignored): %q", s.cfg.Name, snip))
-	}
-	if n >= maxGarbage {
-		s.failTurn(fmt.Sprintf("%s wrote %d lines in a row that are not stream-json; stopping it (last: %q)", s.cfg.Name, n, snip))
-		return true
-	}
-	return false
+	return ok
 }
 
 func (s *session) warn(text string) {
-	if t := s.current(); t != nil {
+	if t := s.Turn(); t != nil {
 		t.Obs(core.Observation{Kind: core.ObsWarning, Text: text})
 	}
-}
-
-func (s *session) failTurn(msg string) {
-	if t := s.current(); t != nil {
-		t.End(core.AttemptFailed, msg)
-	}
-}
-
-func (s *session) current() *agentproc.Turn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.turn
 }
 
 // frame maps one frame to observations; control requests are answered
 // on w.
 func (s *session) frame(w lineWriter, f *frame) {
-	t := s.current()
-	if t != nil {
-		t.Kick()
-	}
+	t := s.Turn()
 	if (f.Type == "assistant" || f.Type == "user") && f.Parent == nil && f.UUID != "" && t != nil {
 		s.mu.Lock()
 		s.lastUUID = f.UUID
@@ -192,9 +125,6 @@ func (s *session) frame(w lineWriter, f *frame) {
 func (s *session) initFrame(t *agentproc.Turn, f *frame) {
 	s.activity()
 	s.mu.Lock()
-	if f.SessionID != "" {
-		s.sessionID = f.SessionID
-	}
 	if f.Model != "" {
 		s.model = f.Model
 	}
@@ -232,9 +162,10 @@ func (s *session) result(t *agentproc.Turn, f *frame) {
 		s.stopWindow()
 		s.window = time.AfterFunc(steerWindow, func() {
 			s.mu.Lock()
-			last, cur := s.lastRes, s.turn
+			last := s.lastRes
 			s.window = nil
 			s.mu.Unlock()
+			cur := s.Turn()
 			if cur == t && last != nil {
 				s.endTurn(t, last, false)
 			}

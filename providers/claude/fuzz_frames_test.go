@@ -112,17 +112,15 @@ func runClaudeFrames(t *testing.T, data []byte) {
 	out := agentproc.NewEmitter(context.Background(), sink)
 	s := newSession(Config{Name: "claude", Command: []string{"claude"}}, "t1", out)
 	e := agenttest.StartTurn("t1", "claude", "hi")
-	s.turn, s.pending, s.ready = agentproc.NewTurn(e, out, "claude", 0), 1, true
+	s.Begin(agentproc.NewTurn(e, out, "claude", 0))
+	s.pending = 1
 	s.allow["write"] = true
 	w := &wire{}
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		nObs, nWire := len(sink.obs), len(w.lines)
-		stop := s.line(w, line)
+		s.line(w, line)
 		if f, ok := decodeFrame(line); ok && f.Type == "control_request" {
 			checkControlRequest(t, s, f.RequestID, sink.obs[nObs:], w.lines[nWire:])
-		}
-		if stop {
-			break
 		}
 	}
 	checkClaudeObs(t, e, sink.obs, utf8.Valid(data))

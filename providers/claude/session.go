@@ -1,10 +1,10 @@
 package claude
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,23 +18,17 @@ import (
 // sends no further result).
 const steerWindow = 3 * time.Second
 
-// session is one Claude Code process serving one nexus thread. The actor
-// goroutine calls Handle and Stop; the reader goroutine decodes stdout.
-// Both share the fields under mu.
+// session is one Claude Code process serving one nexus thread; the
+// Lifecycle runs the process, the session speaks stream-json to it. The
+// actor goroutine calls Handle and Stop; the reader goroutine handles
+// stdout. Both share the fields under mu.
 type session struct {
-	cfg    Config
-	thread string
-	out    *agentproc.Emitter
+	*agentproc.Lifecycle
+	cfg Config
+	out *agentproc.Emitter
 
 	mu        sync.Mutex
-	proc      *agentproc.Proc
-	gone      chan struct{} // closed when the reader saw the process end
-	stopping  bool
-	ready     bool // the initialize handshake succeeded
-	hsErr     chan string
-	sessionID string // the native ref, from system/init
 	model     string
-	turn      *agentproc.Turn
 	pending   int // user lines of this turn without a result yet
 	interrupt bool
 	lastRes   *frame
@@ -52,7 +46,6 @@ type session struct {
 	tools    map[string]string // tool_use id -> tool name
 	allow    map[string]bool   // action kinds allowed without asking
 	plan     *plans
-	garbage  int
 }
 
 type permReq struct {
@@ -63,8 +56,12 @@ type permReq struct {
 }
 
 func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
-	return &session{cfg: cfg, thread: thread, out: out, reqs: map[string]*permReq{}, ctrl: map[string]chan json.RawMessage{},
-		streamed: map[string]bool{}, open: map[string]string{}, curMsg: map[string]string{}, tools: map[string]string{}, allow: map[string]bool{}, plan: &plans{}}
+	s := &session{cfg: cfg, out: out, reqs: map[string]*permReq{}, ctrl: map[string]chan json.RawMessage{},
+		streamed: map[string]bool{}, open: map[string]string{}, curMsg: map[string]string{}, tools: map[string]string{},
+		allow: map[string]bool{}, plan: &plans{}}
+	s.Lifecycle = agentproc.NewLifecycle(agentproc.Agent{Name: cfg.Name, Thread: thread, Settings: cfg.Settings,
+		Format: "stream-json", Expected: "stream-json", Ask: fmt.Sprintf("is %q really Claude Code?", cfg.Command[0])}, out, s)
+	return s
 }
 
 // Handle implements agentproc.Session.
@@ -73,32 +70,30 @@ func (s *session) Handle(e core.Effect) {
 	case core.EffStartTurn:
 		s.startTurn(e)
 	case core.EffSteer:
-		s.mu.Lock()
-		t := s.turn
-		ok := t != nil && !t.Ended() && t.E.Attempt == e.Attempt && s.proc != nil
+		t, p := s.Turn(), s.proc()
+		ok := t != nil && !t.Ended() && t.E.Attempt == e.Attempt && p != nil
 		if ok {
+			s.mu.Lock()
 			s.pending++
 			s.stopWindow()
+			s.mu.Unlock()
 		}
-		s.mu.Unlock()
 		if !ok {
 			s.out.Done(e, "missed", "the turn had already ended")
 			return
 		}
-		if err := s.proc.WriteLine(userLine(e.Text)); err != nil {
+		if err := p.WriteLine(userLine(e.Text)); err != nil {
 			s.out.Done(e, "failed", err.Error())
 			return
 		}
 		s.out.Done(e, "completed", "")
 	case core.EffInterrupt:
-		s.mu.Lock()
-		t, p := s.turn, s.proc
+		t, p := s.Turn(), s.proc()
 		live := t != nil && !t.Ended() && t.E.Attempt == e.Attempt && p != nil
 		if live {
+			s.mu.Lock()
 			s.interrupt = true
-		}
-		s.mu.Unlock()
-		if live {
+			s.mu.Unlock()
 			s.sendControl(map[string]any{"subtype": "interrupt"})
 		}
 		s.out.Done(e, "completed", "")
@@ -107,59 +102,48 @@ func (s *session) Handle(e core.Effect) {
 	}
 }
 
-// startTurn starts the process if needed (resuming the thread's Claude
-// session by its id), then sends the run's message as a user line.
+// proc is the running CLI, or nil.
+func (s *session) proc() *agentproc.Proc {
+	p, _ := s.Proc()
+	return p
+}
+
+// startTurn readies the CLI (resuming the thread's Claude session by its
+// id), then sends the run's message as a user line.
 func (s *session) startTurn(e core.Effect) {
-	s.mu.Lock()
-	if s.turn != nil && !s.turn.Ended() {
-		// A new attempt replaces one the kernel gave up on.
-		s.turn.End(core.AttemptFailed, "superseded")
-	}
-	s.mu.Unlock()
-	turn := agentproc.NewTurn(e, s.out, s.cfg.Name, s.cfg.Settings.Silence)
-	history, err := s.ensure(e, turn)
-	if err != nil {
-		msg := err.Error()
-		turn.End(core.AttemptFailed, msg)
-		s.out.Ended(e.Thread, e.Run, msg, true)
+	turn, history := s.Open(e)
+	if turn == nil {
 		return
 	}
 	s.mu.Lock()
-	s.turn, s.pending, s.interrupt, s.lastRes, s.lastUUID = turn, 1, false, nil, ""
+	s.pending, s.interrupt, s.lastRes, s.lastUUID = 1, false, nil, ""
 	s.plan = &plans{}
 	if e.Turn != nil {
 		for _, k := range e.Turn.Policy.Allow {
 			s.allow[k] = true
 		}
 	}
-	p := s.proc
 	s.mu.Unlock()
+	p := s.proc()
+	if !s.Begin(turn) || p == nil {
+		return // the process ended: the turn has failed with the reason
+	}
 	turn.Obs(core.Observation{Kind: core.ObsTurnStarted})
 	if err := p.WriteLine(userLine(agentproc.Prompt(e.Turn, history))); err != nil {
 		turn.End(core.AttemptFailed, err.Error())
 	}
 }
 
-// ensure starts Claude Code unless it runs, and reports whether the
-// session already holds the thread's history (live, or resumed).
-func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
-	s.mu.Lock()
-	if s.proc != nil && s.ready {
-		select {
-		case <-s.gone:
-		default:
-			s.mu.Unlock()
-			return true, nil
-		}
+// Connect implements agentproc.Protocol: Claude Code resumes or forks a
+// session by starting with --resume, so a new process comes with the
+// conversation; a refused one is started again without it.
+func (s *session) Connect(e core.Effect, turn *agentproc.Turn, live bool) (bool, error) {
+	if live {
+		return true, nil
 	}
-	s.mu.Unlock()
-	ref := agentproc.NativeRef(e)
-	dir := ""
-	if e.Turn != nil {
-		dir = e.Turn.Workspace
-	}
+	ref, dir := agentproc.NativeRef(e), agentproc.Workspace(e)
 	if ref != "" {
-		err := s.spawn(dir, ref)
+		err := s.Spawn(s.cfg.spec(dir, ref))
 		if err == nil {
 			return true, nil
 		}
@@ -169,7 +153,7 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 		turn.Obs(core.Observation{Kind: core.ObsResumeFailed, Text: fmt.Sprintf(
 			"could not resume Claude session %s (%v); starting a new session with the thread's history", ref, err)})
 	} else if e.Turn != nil && e.Turn.ForkOf != "" {
-		err := s.spawn(dir, e.Turn.ForkOf, "--fork-session", "--resume-session-at", e.Turn.ForkAt)
+		err := s.Spawn(s.cfg.spec(dir, e.Turn.ForkOf, "--fork-session", "--resume-session-at", e.Turn.ForkAt))
 		if err == nil {
 			return true, nil
 		}
@@ -180,135 +164,65 @@ func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
 			"could not fork Claude session %s through message %s (%v); starting a new session with the thread's history",
 			e.Turn.ForkOf, e.Turn.ForkAt, err)})
 	}
-	return false, s.spawn(dir, "")
+	return false, s.Spawn(s.cfg.spec(dir, ""))
 }
 
-// spawn starts the CLI and runs the initialize handshake, bounded by the
-// handshake deadline. Garbage before the handshake, an early exit or
-// silence each fail it with a message naming the cause.
-func (s *session) spawn(dir, resume string, more ...string) error {
-	spec := agentproc.Spec{Name: s.cfg.Name, Path: s.cfg.Command[0], Args: s.cfg.Args(resume, more...), Dir: dir,
-		Env: s.cfg.Env, Home: s.cfg.Home, Install: Install}
-	p, err := agentproc.Start(spec)
-	if err != nil {
-		return err
-	}
-	gone := make(chan struct{})
-	hs := make(chan string, 1)
-	s.mu.Lock()
-	s.proc, s.gone, s.ready, s.stopping, s.hsErr, s.garbage = p, gone, false, false, hs, 0
-	s.sessionID = resume
-	s.mu.Unlock()
-	go s.read(p, gone)
-	res := s.sendControl(map[string]any{"subtype": "initialize"})
-	timer := time.NewTimer(s.cfg.Settings.Handshake)
-	defer timer.Stop()
-	fail := func(msg string) error {
-		p.Stop(nil, 0, s.cfg.Settings.Term)
-		<-gone
-		return errors.New(msg)
-	}
+// Attach implements agentproc.Protocol: control requests are answered on
+// the process's stdin.
+func (s *session) Attach(p *agentproc.Proc) agentproc.Stdout {
+	return agentproc.Stdout{Line: func(b []byte) bool { return s.line(p, b) }}
+}
+
+// Handshake implements agentproc.Protocol: the initialize control
+// request.
+func (s *session) Handshake(ctx context.Context) error {
 	select {
-	case _, ok := <-res:
+	case _, ok := <-s.sendControl(map[string]any{"subtype": "initialize"}):
 		if !ok {
-			<-gone
-			return errors.New(p.ExitReason() + " before answering initialize")
+			return agentproc.ErrExited
 		}
-		s.mu.Lock()
-		s.ready = true
-		s.mu.Unlock()
-		s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessRunning,
-			Text: fmt.Sprintf("%s started (pid %d)", s.cfg.Name, p.Pid())})
 		return nil
-	case msg := <-hs:
-		return fail(msg)
-	case <-gone:
-		return errors.New(p.ExitReason() + " before answering initialize")
-	case <-timer.C:
-		return fail(fmt.Sprintf("%s did not answer initialize within %s; %s", s.cfg.Name, s.cfg.Settings.Handshake,
-			orStderr(p.Stderr())))
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-}
-
-func orStderr(s string) string {
-	if s == "" {
-		return "it wrote nothing on stderr"
-	}
-	if len(s) > 400 {
-		s = s[len(s)-400:]
-	}
-	return "its stderr ends: " + strings.ReplaceAll(s, "\n", " | ")
 }
 
 // sendControl writes a control request and returns a channel for its
-// response (nil frame if the process ends first).
+// response (closed if the process ends first).
 func (s *session) sendControl(req map[string]any) <-chan json.RawMessage {
 	s.mu.Lock()
 	s.ctrlN++
 	id := fmt.Sprintf("nexus-%d", s.ctrlN)
 	ch := make(chan json.RawMessage, 1)
 	s.ctrl[id] = ch
-	p := s.proc
 	s.mu.Unlock()
 	b, _ := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": req})
-	if p != nil {
+	if p := s.proc(); p != nil {
 		_ = p.WriteLine(b)
 	}
 	return ch
 }
 
-// Stop implements agentproc.Session.
-func (s *session) Stop(reason string) {
+// Cancel implements agentproc.Protocol: the interrupt control request,
+// and no steer window, so the turn ends as the stop says.
+func (s *session) Cancel() {
 	s.mu.Lock()
-	p, t := s.proc, s.turn
-	s.stopping = true
 	s.stopWindow()
 	s.mu.Unlock()
-	if p != nil {
-		var cancel func()
-		if t != nil && !t.Ended() {
-			cancel = func() { s.sendControl(map[string]any{"subtype": "interrupt"}) }
-		}
-		p.Stop(cancel, s.cfg.Settings.Grace, s.cfg.Settings.Term)
-		<-s.gone
-	}
-	if t != nil {
-		t.End(core.AttemptInterrupted, reason)
-	}
-	s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessStopped, Text: reason})
+	s.sendControl(map[string]any{"subtype": "interrupt"})
 }
 
-// died handles the end of the process the reader saw; a stop asked for is
-// reported by Stop.
-func (s *session) died(p *agentproc.Proc) {
-	<-p.Done()
-	p.Close()
+// Detach implements agentproc.Protocol: the control requests in flight
+// and the CLI's open requests end with the process.
+func (s *session) Detach() {
 	s.mu.Lock()
-	if s.proc != p {
-		s.mu.Unlock()
-		return
-	}
-	stopping, ready, t := s.stopping, s.ready, s.turn
-	s.proc, s.ready = nil, false
+	defer s.mu.Unlock()
 	s.stopWindow()
 	for id, ch := range s.ctrl {
 		close(ch)
 		delete(s.ctrl, id)
 	}
 	s.reqs = map[string]*permReq{}
-	s.mu.Unlock()
-	if stopping || !ready {
-		return // Stop or the handshake reports it
-	}
-	reason := p.ExitReason()
-	if t != nil && !t.Ended() {
-		t.End(core.AttemptFailed, reason)
-	}
-	run := ""
-	if t != nil {
-		run = t.E.Run
-	}
-	s.out.Ended(s.thread, run, reason, true)
 }
 
 func userLine(text string) []byte {
