@@ -1,10 +1,9 @@
 package codex
 
 import (
-	"time"
-
 	"context"
 	"os"
+	"time"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/providers"
@@ -65,6 +64,12 @@ func ConfigFromEnv(name string) Config {
 		Model: os.Getenv("NEXUS_CODEX_MODEL"), Settings: agentproc.SettingsFromEnv()}
 }
 
+// spec is how to start the app-server in dir.
+func (c Config) spec(dir string) agentproc.Spec {
+	return agentproc.Spec{Name: c.Name, Path: c.Command[0], Args: c.Command[1:], Dir: dir, Env: c.Env, Home: c.Home,
+		Install: Install}
+}
+
 // Check starts the app-server, runs initialize within timeout, and stops
 // it: what `nexus providers --check` reports.
 func Check(name, dir string, timeout time.Duration) error {
@@ -75,10 +80,5 @@ func Check(name, dir string, timeout time.Duration) error {
 // the config file).
 func CheckConfig(cfg Config, dir string, timeout time.Duration) error {
 	cfg.Settings.Handshake = timeout
-	s := newSession(cfg, "check", agentproc.NewEmitter(context.Background(), agentproc.NopSink{}))
-	if err := s.spawn(dir); err != nil {
-		return err
-	}
-	s.Stop("check done")
-	return nil
+	return newSession(cfg, "check", agentproc.NewEmitter(context.Background(), agentproc.NopSink{})).Check(cfg.spec(dir))
 }

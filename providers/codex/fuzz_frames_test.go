@@ -96,15 +96,13 @@ func runCodexFrames(t *testing.T, data []byte) {
 	e.Turn.Policy.Allow = []string{"write"}
 	w := &wire{}
 	r := newRPC(w)
-	s.turn, s.rpc, s.ready = agentproc.NewTurn(e, out, "codex", 0), r, true
+	s.Begin(agentproc.NewTurn(e, out, "codex", 0))
+	s.rpc = r
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		nObs, nWire := len(sink.obs), len(w.lines)
-		stop := s.line(r, line)
+		s.line(r, line)
 		if m, ok := decodeFrame(line); ok && m.Method != "" && m.ID != nil {
 			checkServerRequest(t, s, m, sink.obs[nObs:], w.lines[nWire:])
-		}
-		if stop {
-			break
 		}
 	}
 	checkCodexObs(t, e, sink.obs, utf8.Valid(data))

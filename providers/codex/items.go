@@ -10,45 +10,20 @@ import (
 )
 
 const (
-	maxGarbage  = 50
 	maxToolText = 16 << 10
 	// cutMark ends tool output that nexus cut to maxToolText bytes.
 	cutMark = "\n[... cut by nexus]"
 )
 
-// read decodes the app-server's stdout until it closes.
-func (s *session) read(p *agentproc.Proc, r *rpc, gone chan struct{}) {
-	defer close(gone)
-	sc := agentproc.Lines(p.Stdout())
-	for sc.Scan() {
-		if s.line(r, sc.Bytes()) {
-			p.Stop(nil, 0, s.cfg.Settings.Term)
-			break
-		}
-	}
-	if err := sc.Err(); err != nil {
-		s.warn(fmt.Sprintf("%s: reading its output failed (%v); stopping it", s.cfg.Name, err))
-		p.Stop(nil, 0, s.cfg.Settings.Term)
-	}
-	s.died(p, r)
-}
-
 // line handles one line of the app-server's stdout: a response to one of
 // our calls, a server request or a notification. It needs no process,
 // only the rpc to answer on, so tests and fuzzing drive it directly. It
-// reports whether the process should be given up on (too many lines in a
-// row that are not JSON-RPC).
+// reports whether the line was JSON-RPC (the Lifecycle counts the
+// others).
 func (s *session) line(r *rpc, b []byte) bool {
 	m, ok := decodeFrame(b)
 	if !ok {
-		return s.garbageLine(b)
-	}
-	s.mu.Lock()
-	s.garbage = 0
-	t := s.turn
-	s.mu.Unlock()
-	if t != nil {
-		t.Kick()
+		return false
 	}
 	switch {
 	case m.Method == "" && m.ID != nil:
@@ -58,43 +33,11 @@ func (s *session) line(r *rpc, b []byte) bool {
 	default:
 		s.notification(m)
 	}
-	return false
-}
-
-func (s *session) garbageLine(line []byte) bool {
-	s.mu.Lock()
-	s.garbage++
-	n, ready, hs := s.garbage, s.ready, s.hsErr
-	s.mu.Unlock()
-	snip := agentproc.Snippet(line, 200)
-	if !ready {
-		select {
-		case hs <- fmt.Sprintf("%s wrote something that is not app-server JSON before the handshake: %q; is %q really `codex app-server`?",
-			s.cfg.Name, snip, strings.Join(s.cfg.Command, " ")):
-		default:
-		}
-		return false
-	}
-	if n <= 3 {
-		s.warn(fmt.Sprintf("%s wrote a line that is not JSON (ignored): %q", s.cfg.Name, snip))
-	}
-	if n >= maxGarbage {
-		if t := s.current(); t != nil {
-			t.End(core.AttemptFailed, fmt.Sprintf("%s wrote %d lines in a row that are not JSON; stopping it", s.cfg.Name, n))
-		}
-		return true
-	}
-	return false
-}
-
-func (s *session) current() *agentproc.Turn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.turn
+	return true
 }
 
 func (s *session) warn(text string) {
-	if t := s.current(); t != nil {
+	if t := s.Turn(); t != nil {
 		t.Obs(core.Observation{Kind: core.ObsWarning, Text: text})
 	}
 }
@@ -120,7 +63,7 @@ type item struct {
 
 // notification maps one app-server notification to observations.
 func (s *session) notification(m msg) {
-	t := s.current()
+	t := s.Turn()
 	if t == nil || t.Ended() {
 		return
 	}

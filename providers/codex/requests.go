@@ -33,7 +33,7 @@ func (s *session) serverRequest(r *rpc, m msg) {
 		} `json:"questions"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
-	t := s.current()
+	t := s.Turn()
 	if t == nil || t.Ended() {
 		_ = r.replyError(m.ID, -32000, "nexus has no running turn for this request")
 		return

@@ -1,43 +1,42 @@
 package codex
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
-	"time"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/providers/agentproc"
 )
 
 // session is one app-server process serving one nexus thread: one Codex
-// thread in it. The actor goroutine calls Handle and Stop; the reader
-// goroutine decodes stdout; they share the fields under mu.
+// thread in it. The Lifecycle runs the process, the session speaks
+// JSON-RPC to it. The actor goroutine calls Handle and Stop; the reader
+// goroutine handles stdout; they share the fields under mu.
 type session struct {
-	cfg    Config
-	thread string
-	out    *agentproc.Emitter
+	*agentproc.Lifecycle
+	cfg Config
+	out *agentproc.Emitter
 
 	mu       sync.Mutex
-	proc     *agentproc.Proc
-	rpc      *rpc
-	gone     chan struct{}
-	ready    bool
-	stopping bool
-	hsErr    chan string
+	rpc      *rpc   // the calls to the running process; nil when none
 	threadID string // the Codex thread: the native ref
 	turnID   string
-	turn     *agentproc.Turn
 	failure  string              // the last error notification of the turn
 	reqs     map[string]*request // JSON-RPC id -> open server request
 	texts    map[string]bool     // agentMessage items that streamed deltas
 	usageN   int
-	garbage  int
 }
 
 func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
-	return &session{cfg: cfg, thread: thread, out: out, reqs: map[string]*request{}, texts: map[string]bool{}}
+	s := &session{cfg: cfg, out: out, reqs: map[string]*request{}, texts: map[string]bool{}}
+	s.Lifecycle = agentproc.NewLifecycle(agentproc.Agent{Name: cfg.Name, Thread: thread, Settings: cfg.Settings,
+		Format: "JSON", Expected: "app-server JSON",
+		Ask: fmt.Sprintf("is %q really `codex app-server`?", strings.Join(cfg.Command, " "))}, out, s)
+	return s
 }
 
 // Handle implements agentproc.Session.
@@ -48,8 +47,9 @@ func (s *session) Handle(e core.Effect) {
 	case core.EffSteer:
 		s.steer(e)
 	case core.EffInterrupt:
+		t := s.Turn()
 		s.mu.Lock()
-		t, r, th, tu := s.turn, s.rpc, s.threadID, s.turnID
+		r, th, tu := s.rpc, s.threadID, s.turnID
 		s.mu.Unlock()
 		if t == nil || t.Ended() || t.E.Attempt != e.Attempt || r == nil {
 			s.out.Done(e, "completed", "")
@@ -68,8 +68,9 @@ func (s *session) Handle(e core.Effect) {
 }
 
 func (s *session) steer(e core.Effect) {
+	t := s.Turn()
 	s.mu.Lock()
-	t, r, th, tu := s.turn, s.rpc, s.threadID, s.turnID
+	r, th, tu := s.rpc, s.threadID, s.turnID
 	s.mu.Unlock()
 	if t == nil || t.Ended() || t.E.Attempt != e.Attempt || r == nil {
 		s.out.Done(e, "missed", "the turn had already ended")
@@ -92,25 +93,25 @@ func textInput(text string) []any {
 	return []any{map[string]any{"type": "text", "text": text, "text_elements": []any{}}}
 }
 
-// startTurn starts the app-server if needed, starts or resumes the Codex
-// thread, then starts the turn.
+// startTurn readies the app-server and the Codex thread, then starts the
+// turn.
 func (s *session) startTurn(e core.Effect) {
-	s.mu.Lock()
-	if s.turn != nil && !s.turn.Ended() {
-		s.turn.End(core.AttemptFailed, "superseded")
-	}
-	s.mu.Unlock()
-	turn := agentproc.NewTurn(e, s.out, s.cfg.Name, s.cfg.Settings.Silence)
-	history, err := s.ensure(e, turn)
-	if err != nil {
-		turn.End(core.AttemptFailed, err.Error())
-		s.out.Ended(e.Thread, e.Run, err.Error(), true)
+	turn, history := s.Open(e)
+	if turn == nil {
 		return
 	}
 	s.mu.Lock()
-	s.turn, s.failure, s.turnID = turn, "", ""
+	s.failure, s.turnID = "", ""
+	s.mu.Unlock()
+	if !s.Begin(turn) {
+		return
+	}
+	s.mu.Lock()
 	r, th := s.rpc, s.threadID
 	s.mu.Unlock()
+	if r == nil {
+		return // the process ended: the turn has failed with the reason
+	}
 	turn.Obs(core.Observation{Kind: core.ObsNativeRef, Text: th})
 	res, ok := <-r.call("turn/start", map[string]any{"threadId": th, "input": textInput(agentproc.Prompt(e.Turn, history))})
 	if !ok {
@@ -137,31 +138,28 @@ func (s *session) startTurn(e core.Effect) {
 	}
 }
 
-// ensure starts the app-server and opens the thread: resumed by its
-// native ref when the journal has one (history true), else a new one.
-func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
+// Connect implements agentproc.Protocol: it starts the app-server and
+// opens the thread, resumed by its native ref when the journal has one
+// (history true), else a new one.
+func (s *session) Connect(e core.Effect, turn *agentproc.Turn, live bool) (bool, error) {
 	s.mu.Lock()
-	if s.proc != nil && s.ready && s.threadID != "" {
-		select {
-		case <-s.gone:
-		default:
-			// A rollback stopped the session before its pending revert,
-			// so a live one has nothing to revert.
-			s.mu.Unlock()
-			return true, nil
-		}
-	}
+	open := s.threadID != ""
 	s.mu.Unlock()
-	dir := ""
-	if e.Turn != nil {
-		dir = e.Turn.Workspace
+	if live && open {
+		// A rollback stopped the session before its pending revert, so
+		// a live one has nothing to revert.
+		return true, nil
 	}
-	if err := s.spawn(dir); err != nil {
+	dir := agentproc.Workspace(e)
+	if err := s.Spawn(s.cfg.spec(dir)); err != nil {
 		return false, err
 	}
 	s.mu.Lock()
 	r := s.rpc
 	s.mu.Unlock()
+	if r == nil {
+		return false, s.exitErr("after initialize")
+	}
 	if ref := agentproc.NativeRef(e); ref != "" {
 		res, ok := <-r.call("thread/resume", map[string]any{"threadId": ref})
 		if !ok {
@@ -262,9 +260,7 @@ func (s *session) setThread(result json.RawMessage) {
 }
 
 func (s *session) exitErr(when string) error {
-	s.mu.Lock()
-	p, gone := s.proc, s.gone
-	s.mu.Unlock()
+	p, gone := s.Proc()
 	if p == nil {
 		return fmt.Errorf("%s ended %s", s.cfg.Name, when)
 	}
@@ -272,106 +268,56 @@ func (s *session) exitErr(when string) error {
 	return errors.New(p.ExitReason() + " " + when)
 }
 
-// spawn starts the app-server and runs initialize within the handshake
-// deadline.
-func (s *session) spawn(dir string) error {
-	spec := agentproc.Spec{Name: s.cfg.Name, Path: s.cfg.Command[0], Args: s.cfg.Command[1:], Dir: dir,
-		Env: s.cfg.Env, Home: s.cfg.Home, Install: Install}
-	p, err := agentproc.Start(spec)
-	if err != nil {
-		return err
-	}
-	gone, hs, r := make(chan struct{}), make(chan string, 1), newRPC(p)
+// Attach implements agentproc.Protocol: a new rpc on the process, and no
+// Codex thread until one is opened on it.
+func (s *session) Attach(p *agentproc.Proc) agentproc.Stdout {
+	r := newRPC(p)
 	s.mu.Lock()
-	s.proc, s.rpc, s.gone, s.hsErr, s.ready, s.stopping, s.threadID, s.garbage = p, r, gone, hs, false, false, "", 0
+	s.rpc, s.threadID = r, ""
 	s.mu.Unlock()
-	go s.read(p, r, gone)
-	res := r.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "nexus", "title": "nexus", "version": "1"},
-		"capabilities": map[string]any{}})
-	timer := time.NewTimer(s.cfg.Settings.Handshake)
-	defer timer.Stop()
-	fail := func(msg string) error {
-		p.Stop(nil, 0, s.cfg.Settings.Term)
-		<-gone
-		return errors.New(msg)
+	return agentproc.Stdout{Line: func(b []byte) bool { return s.line(r, b) }, End: r.closeAll}
+}
+
+// Handshake implements agentproc.Protocol: initialize, then the
+// initialized notification.
+func (s *session) Handshake(ctx context.Context) error {
+	s.mu.Lock()
+	r := s.rpc
+	s.mu.Unlock()
+	if r == nil {
+		return agentproc.ErrExited
 	}
 	select {
-	case m, ok := <-res:
+	case m, ok := <-r.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "nexus", "title": "nexus", "version": "1"},
+		"capabilities": map[string]any{}}):
 		if !ok {
-			<-gone
-			return errors.New(p.ExitReason() + " before answering initialize")
+			return agentproc.ErrExited
 		}
 		if m.Error != nil {
-			return fail(fmt.Sprintf("%s refused initialize: %v", s.cfg.Name, m.Error))
+			return m.Error
 		}
 		_ = r.notify("initialized", nil)
-		s.mu.Lock()
-		s.ready = true
-		s.mu.Unlock()
-		s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessRunning,
-			Text: fmt.Sprintf("%s started (pid %d)", s.cfg.Name, p.Pid())})
 		return nil
-	case m := <-hs:
-		return fail(m)
-	case <-gone:
-		return errors.New(p.ExitReason() + " before answering initialize")
-	case <-timer.C:
-		return fail(fmt.Sprintf("%s did not answer initialize within %s; %s", s.cfg.Name, s.cfg.Settings.Handshake, tail(p.Stderr())))
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
-func tail(s string) string {
-	if s == "" {
-		return "it wrote nothing on stderr"
-	}
-	if len(s) > 400 {
-		s = s[len(s)-400:]
-	}
-	return "its stderr ends: " + s
-}
-
-// Stop implements agentproc.Session.
-func (s *session) Stop(reason string) {
+// Cancel implements agentproc.Protocol: turn/interrupt.
+func (s *session) Cancel() {
 	s.mu.Lock()
-	p, t, r, th, tu, gone := s.proc, s.turn, s.rpc, s.threadID, s.turnID, s.gone
-	s.stopping = true
+	r, th, tu := s.rpc, s.threadID, s.turnID
 	s.mu.Unlock()
-	if p != nil {
-		var cancel func()
-		if t != nil && !t.Ended() && r != nil {
-			cancel = func() { r.call("turn/interrupt", map[string]any{"threadId": th, "turnId": tu}) }
-		}
-		p.Stop(cancel, s.cfg.Settings.Grace, s.cfg.Settings.Term)
-		<-gone
+	if r != nil {
+		r.call("turn/interrupt", map[string]any{"threadId": th, "turnId": tu})
 	}
-	if t != nil {
-		t.End(core.AttemptInterrupted, reason)
-	}
-	s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessStopped, Text: reason})
 }
 
-// died handles the end of the process the reader saw.
-func (s *session) died(p *agentproc.Proc, r *rpc) {
-	<-p.Done()
-	p.Close()
-	r.closeAll()
+// Detach implements agentproc.Protocol: the server's open requests end
+// with the process (its rpc's pending calls ended with its stdout).
+func (s *session) Detach() {
 	s.mu.Lock()
-	if s.proc != p {
-		s.mu.Unlock()
-		return
-	}
-	stopping, ready, t := s.stopping, s.ready, s.turn
-	s.proc, s.rpc, s.ready = nil, nil, false
+	s.rpc = nil
 	s.reqs = map[string]*request{}
 	s.mu.Unlock()
-	if stopping || !ready {
-		return
-	}
-	reason := p.ExitReason()
-	run := ""
-	if t != nil {
-		run = t.E.Run
-		t.End(core.AttemptFailed, reason)
-	}
-	s.out.Ended(s.thread, run, reason, true)
 }
