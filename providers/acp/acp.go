@@ -76,12 +76,17 @@ func Check(name, dir string, timeout time.Duration) error {
 // the config file).
 func CheckConfig(cfg Config, dir string, timeout time.Duration) error {
 	cfg.Settings.Handshake = timeout
-	s := newSession(cfg, "check", agentproc.NewEmitter(context.Background(), agentproc.NopSink{}))
-	if err := s.spawn(dir); err != nil {
-		return err
+	return newSession(cfg, "check", agentproc.NewEmitter(context.Background(), agentproc.NopSink{})).Check(cfg.spec(dir))
+}
+
+// spec is how to start the agent in dir (a Config without a command
+// gives a Spec that Start refuses).
+func (c Config) spec(dir string) agentproc.Spec {
+	spec := agentproc.Spec{Name: c.Name, Dir: dir, Env: c.Env, Home: c.Home, Install: c.Install}
+	if len(c.Command) > 0 {
+		spec.Path, spec.Args = c.Command[0], c.Command[1:]
 	}
-	s.Stop("check done")
-	return nil
+	return spec
 }
 
 // New returns the provider: one agent process per nexus thread.

@@ -130,7 +130,7 @@ func actionOf(k *sdk.ToolKind) string {
 func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 	s := c.s
 	cancelled := sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}
-	t := s.current()
+	t := s.Turn()
 	if t == nil || t.Ended() {
 		return cancelled, nil
 	}
@@ -218,12 +218,6 @@ func (s *session) answer(e core.Effect) {
 	s.out.Done(e, "completed", "")
 }
 
-func (s *session) current() *agentproc.Turn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.turn
-}
-
 // closeText ends the assistant message being streamed.
 func (s *session) closeText(t *agentproc.Turn) {
 	s.mu.Lock()
@@ -244,7 +238,7 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	case s.updated <- struct{}{}:
 	default:
 	}
-	t := s.current()
+	t := s.Turn()
 	u := n.Update
 	if u.UsageUpdate != nil && u.UsageUpdate.Cost != nil {
 		s.mu.Lock()

@@ -87,7 +87,7 @@
 // recording to the very file it then reads), and with its default
 // sessionRetention the next gemini process deletes a loaded session; both
 // end in the fallback above. The SDK's SetLogger races with its reader,
-// so the reader is held until the logger is set.
+// so Attach sets it before the Lifecycle reads the agent's stdout.
 //
 // Malformed messages: the SDK decodes them into its types without
 // checking enums or numbers, so the client checks what it maps.

@@ -105,19 +105,12 @@ func runACPFrames(t *testing.T, data []byte) {
 	s := newSession(Config{Name: "gemini", Command: []string{"gemini", "--acp"}}, "t1", out)
 	e := agenttest.StartTurn("t1", "gemini", "hi")
 	e.Turn.Policy.Allow = []string{"write"}
-	s.turn, s.ready = agentproc.NewTurn(e, out, "gemini", 0), true
+	s.Begin(agentproc.NewTurn(e, out, "gemini", 0))
 	c := &client{s: s}
 	responses := []string{core.RespAllow, core.RespAllowAlways, core.RespDeny}
 	asked := 0
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		var m rpcLine
-		if !json.Valid(line) {
-			if s.garbageLine(line) {
-				break
-			}
-			continue
-		}
-		s.garbage = 0
 		if json.Unmarshal(line, &m) != nil {
 			continue
 		}
@@ -136,7 +129,7 @@ func runACPFrames(t *testing.T, data []byte) {
 		case m.Method == "" && m.Result != nil:
 			var r sdk.PromptResponse
 			if json.Unmarshal(m.Result, &r) == nil {
-				s.promptDone(s.turn, r, nil, nil, nil)
+				s.promptDone(s.Turn(), r, nil, nil, nil)
 			}
 		}
 	}
@@ -157,7 +150,7 @@ func permission(t *testing.T, c *client, sink *obsLog, p sdk.RequestPermissionRe
 	case got = <-done:
 		// Answered at once: no running turn, or the thread allows it.
 		resp = core.RespAllow
-		if o := got.Outcome.Selected; o == nil && c.s.turn.Ended() {
+		if o := got.Outcome.Selected; o == nil && c.s.Turn().Ended() {
 			return
 		}
 	case o := <-sink.reqs:

@@ -15,8 +15,6 @@ import (
 	"github.com/nexus-tui/nexus/providers/agentproc"
 )
 
-const maxGarbage = 50
-
 // replayQuiet is how long the agent must send no session/update after
 // answering session/load before the turn's prompt goes out: gemini sends
 // the history it replays after its answer, not before, and those updates
@@ -24,29 +22,24 @@ const maxGarbage = 50
 const replayQuiet = 200 * time.Millisecond
 
 // session is one ACP agent process serving one nexus thread, with one ACP
-// session in it. The actor goroutine calls Handle and Stop; the SDK's
-// goroutines call the client methods; they share the fields under mu.
+// session in it. The Lifecycle runs the process, the session is its ACP
+// client. The actor goroutine calls Handle and Stop; the SDK's goroutines
+// call the client methods; they share the fields under mu.
 type session struct {
-	cfg    Config
-	thread string
-	out    *agentproc.Emitter
-	flow   *inflight // session/update lines queued in the SDK
+	*agentproc.Lifecycle
+	cfg  Config
+	out  *agentproc.Emitter
+	flow *inflight // session/update lines queued in the SDK
 	// updated is signalled (without blocking) on every session/update.
 	updated chan struct{}
 
 	mu        sync.Mutex
-	proc      *agentproc.Proc
-	conn      *sdk.ClientSideConnection
-	ctx       context.Context // ends when the process is stopped
+	conn      *sdk.ClientSideConnection // nil when no process runs
+	ctx       context.Context           // ends when the process does
 	cancelCtx context.CancelFunc
-	gone      chan struct{}
-	ready     bool
-	stopping  bool
-	hsErr     chan string
 	agentCaps sdk.AgentCapabilities
 	sid       sdk.SessionId
 	workspace string
-	turn      *agentproc.Turn
 	perms     map[string]*perm
 	permN     int
 	textKey   string // the assistant message node being streamed
@@ -54,7 +47,6 @@ type session struct {
 	tools     map[string]bool // tool call ids that have a node
 	cost      float64         // the session's cumulative cost so far
 	costSeen  float64         // cost already reported
-	garbage   int
 	terms     *terminals
 	// cancelSent and denied are about the current turn: nexus sent
 	// session/cancel; a permission was answered with a reject option.
@@ -70,8 +62,15 @@ type perm struct {
 }
 
 func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
-	return &session{cfg: cfg, thread: thread, out: out, perms: map[string]*perm{}, tools: map[string]bool{}, terms: newTerminals(),
+	s := &session{cfg: cfg, out: out, perms: map[string]*perm{}, tools: map[string]bool{}, terms: newTerminals(),
 		flow: newInflight(), updated: make(chan struct{}, 1)}
+	ask := ""
+	if len(cfg.Command) > 0 {
+		ask = fmt.Sprintf("is %q an ACP agent?", cfg.Command[0])
+	}
+	s.Lifecycle = agentproc.NewLifecycle(agentproc.Agent{Name: cfg.Name, Thread: thread, Settings: cfg.Settings,
+		Format: "JSON", Expected: "ACP JSON-RPC", Ask: ask}, out, s)
+	return s
 }
 
 // Handle implements agentproc.Session.
@@ -83,12 +82,9 @@ func (s *session) Handle(e core.Effect) {
 		// Not reached: ACP cannot steer, so the kernel restarts instead.
 		s.out.Done(e, "failed", "ACP agents cannot take a message mid-turn")
 	case core.EffInterrupt:
-		s.mu.Lock()
-		t := s.turn
-		live := t != nil && !t.Ended() && t.E.Attempt == e.Attempt
-		s.mu.Unlock()
-		if live {
-			s.cancelTurn()
+		t := s.Turn()
+		if t != nil && !t.Ended() && t.E.Attempt == e.Attempt {
+			s.Cancel()
 		}
 		s.out.Done(e, "completed", "")
 	case core.EffAnswer:
@@ -96,9 +92,10 @@ func (s *session) Handle(e core.Effect) {
 	}
 }
 
-// cancelTurn sends session/cancel and answers every pending permission
-// request with cancelled, as the protocol requires.
-func (s *session) cancelTurn() {
+// Cancel implements agentproc.Protocol: session/cancel, after which every
+// pending permission request is answered cancelled, as the protocol
+// requires.
+func (s *session) Cancel() {
 	s.mu.Lock()
 	conn, sid, ctx := s.conn, s.sid, s.ctx
 	perms := s.perms
@@ -113,22 +110,23 @@ func (s *session) cancelTurn() {
 }
 
 func (s *session) startTurn(e core.Effect) {
-	s.mu.Lock()
-	if s.turn != nil && !s.turn.Ended() {
-		s.turn.End(core.AttemptFailed, "superseded")
-	}
-	s.mu.Unlock()
-	turn := agentproc.NewTurn(e, s.out, s.cfg.Name, s.cfg.Settings.Silence)
-	history, err := s.ensure(e, turn)
-	if err != nil {
-		turn.End(core.AttemptFailed, err.Error())
-		s.out.Ended(e.Thread, e.Run, err.Error(), true)
+	turn, history := s.Open(e)
+	if turn == nil {
 		return
 	}
 	s.mu.Lock()
-	s.turn, s.textKey, s.cancelSent, s.denied = turn, "", false, false
-	conn, sid, ctx, proc, gone := s.conn, s.sid, s.ctx, s.proc, s.gone
+	s.textKey, s.cancelSent, s.denied = "", false, false
 	s.mu.Unlock()
+	if !s.Begin(turn) {
+		return
+	}
+	proc, gone := s.Proc()
+	s.mu.Lock()
+	conn, sid, ctx := s.conn, s.sid, s.ctx
+	s.mu.Unlock()
+	if proc == nil || conn == nil {
+		return // the process ended: the turn has failed with the reason
+	}
 	turn.Obs(core.Observation{Kind: core.ObsNativeRef, Text: string(sid)})
 	turn.Obs(core.Observation{Kind: core.ObsTurnStarted})
 	prompt := agentproc.Prompt(e.Turn, history)
@@ -139,7 +137,7 @@ func (s *session) startTurn(e core.Effect) {
 }
 
 // promptDone ends the turn from session/prompt's answer.
-func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err error, p *agentproc.Proc, gone chan struct{}) {
+func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err error, p *agentproc.Proc, gone <-chan struct{}) {
 	s.closeText(t)
 	s.mu.Lock()
 	for k, p := range s.perms {
@@ -194,29 +192,26 @@ func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err err
 	}
 }
 
-// ensure starts the agent and opens the ACP session: resumed (or loaded)
-// by its native ref when the journal has one and the agent can, else new.
-func (s *session) ensure(e core.Effect, turn *agentproc.Turn) (bool, error) {
+// Connect implements agentproc.Protocol: it starts the agent and opens
+// the ACP session, resumed (or loaded) by its native ref when the journal
+// has one and the agent can, else new.
+func (s *session) Connect(e core.Effect, turn *agentproc.Turn, live bool) (bool, error) {
 	s.mu.Lock()
-	if s.proc != nil && s.ready && s.sid != "" {
-		select {
-		case <-s.gone:
-		default:
-			s.mu.Unlock()
-			return true, nil
-		}
-	}
+	open := s.sid != ""
 	s.mu.Unlock()
-	dir := ""
-	if e.Turn != nil {
-		dir = e.Turn.Workspace
+	if live && open {
+		return true, nil
 	}
+	dir := agentproc.Workspace(e)
 	if err := s.spawn(dir); err != nil {
 		return false, err
 	}
 	s.mu.Lock()
 	conn, ctx, caps := s.conn, s.ctx, s.agentCaps
 	s.mu.Unlock()
+	if conn == nil {
+		return false, s.callErr("session/new", agentproc.ErrExited)
+	}
 	hctx, cancel := context.WithTimeout(ctx, s.cfg.Settings.Handshake)
 	defer cancel()
 	if ref := agentproc.NativeRef(e); ref != "" {
@@ -288,9 +283,7 @@ func metaUsage(meta map[string]any) (in, out int, ok bool) {
 
 // callErr explains a failed call: the process ended, or the agent said no.
 func (s *session) callErr(what string, err error) error {
-	s.mu.Lock()
-	p, gone := s.proc, s.gone
-	s.mu.Unlock()
+	p, gone := s.Proc()
 	if p != nil {
 		select {
 		case <-gone:
@@ -301,209 +294,89 @@ func (s *session) callErr(what string, err error) error {
 	return fmt.Errorf("%s: %s failed: %v", s.cfg.Name, what, err)
 }
 
-// spawn starts the agent and runs initialize within the handshake
-// deadline, advertising fs and terminal support.
+// spawn starts the agent in dir, the workspace its files and terminals
+// are confined to.
 func (s *session) spawn(dir string) error {
-	if len(s.cfg.Command) == 0 {
-		return fmt.Errorf("%s: no command configured", s.cfg.Name)
-	}
-	spec := agentproc.Spec{Name: s.cfg.Name, Path: s.cfg.Command[0], Args: s.cfg.Command[1:], Dir: dir,
-		Env: s.cfg.Env, Home: s.cfg.Home, Install: s.cfg.Install}
-	p, err := agentproc.Start(spec)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(s.out.Context())
-	gone, hs := make(chan struct{}), make(chan string, 1)
 	s.mu.Lock()
-	s.proc, s.ctx, s.cancelCtx, s.gone, s.hsErr, s.ready, s.stopping, s.sid, s.garbage, s.workspace =
-		p, ctx, cancel, gone, hs, false, false, "", 0, dir
+	s.workspace = dir
 	s.mu.Unlock()
-	// The SDK's reader starts at once, and SetLogger races with it
-	// unless the reader sees nothing until the logger is set.
-	release := make(chan struct{})
-	in := s.filter(p, gone, release)
+	return s.Spawn(s.cfg.spec(dir))
+}
+
+// Attach implements agentproc.Protocol: an SDK connection on the
+// process, fed by the lines the Lifecycle reads. Its reader starts at
+// once, and SetLogger races with it unless it sees nothing until the
+// logger is set: it sees nothing until the Lifecycle reads stdout, after
+// Attach.
+func (s *session) Attach(p *agentproc.Proc) agentproc.Stdout {
+	ctx, cancel := context.WithCancel(s.out.Context())
+	in, feed := io.Pipe()
 	conn := sdk.NewClientSideConnection(&client{s: s}, p.Stdin(), in)
 	conn.SetLogger(discardLogger)
-	close(release)
 	// The SDK stops reading when it closes the connection (for one, when
-	// more notifications queue up than it holds); the filter must not
+	// more notifications queue up than it holds); the feed must not
 	// block on a pipe no one reads, or Stop would wait for it forever.
+	ended := make(chan struct{})
 	go func() {
 		select {
 		case <-conn.Done():
 			in.CloseWithError(errors.New("the ACP connection closed"))
-		case <-gone:
+		case <-ended:
 		}
 	}()
 	s.mu.Lock()
-	s.conn = conn
+	s.conn, s.ctx, s.cancelCtx, s.sid = conn, ctx, cancel, ""
 	s.mu.Unlock()
-	type result struct {
-		res sdk.InitializeResponse
-		err error
-	}
-	done := make(chan result, 1)
-	hctx, hcancel := context.WithTimeout(ctx, s.cfg.Settings.Handshake)
-	defer hcancel()
-	go func() {
-		res, err := conn.Initialize(hctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-			ClientInfo:         &sdk.Implementation{Name: "nexus", Version: "1"},
-			ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}})
-		done <- result{res, err}
-	}()
-	fail := func(msg string) error {
-		p.Stop(nil, 0, s.cfg.Settings.Term)
-		<-gone
-		return errors.New(msg)
-	}
-	select {
-	case r := <-done:
-		if r.err != nil {
-			select {
-			case <-gone:
-				return errors.New(p.ExitReason() + " before answering initialize")
-			case <-time.After(200 * time.Millisecond):
-			}
-			if hctx.Err() != nil {
-				return fail(fmt.Sprintf("%s did not answer initialize within %s; %s", s.cfg.Name, s.cfg.Settings.Handshake, stderrTail(p)))
-			}
-			return fail(fmt.Sprintf("%s refused initialize: %v", s.cfg.Name, r.err))
+	closed := false
+	line := func(b []byte) bool {
+		switch {
+		case closed:
+			// No one reads: stdout is drained so the agent is never
+			// blocked writing, and its end reported as usual.
+			return true
+		case !json.Valid(b):
+			return false
 		}
-		s.mu.Lock()
-		s.ready, s.agentCaps = true, r.res.AgentCapabilities
-		s.mu.Unlock()
-		s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessRunning,
-			Text: fmt.Sprintf("%s started (pid %d)", s.cfg.Name, p.Pid())})
-		return nil
-	case m := <-hs:
-		return fail(m)
-	case <-gone:
-		return errors.New(p.ExitReason() + " before answering initialize")
-	}
-}
-
-func stderrTail(p *agentproc.Proc) string {
-	s := p.Stderr()
-	if s == "" {
-		return "it wrote nothing on stderr"
-	}
-	if len(s) > 400 {
-		s = s[len(s)-400:]
-	}
-	return "its stderr ends: " + s
-}
-
-// filter passes the agent's JSON lines to the SDK and handles the rest:
-// garbage before the handshake fails it, later garbage is warned about.
-// When stdout ends it reports the end of the process.
-func (s *session) filter(p *agentproc.Proc, gone, release chan struct{}) *io.PipeReader {
-	pr, pw := io.Pipe()
-	go func() {
-		defer close(gone)
-		<-release
-		sc := agentproc.Lines(p.Stdout())
-		for sc.Scan() {
-			b := sc.Bytes()
-			if !json.Valid(b) {
-				if s.garbageLine(b) {
-					p.Stop(nil, 0, s.cfg.Settings.Term)
-					break
-				}
-				continue
-			}
-			s.mu.Lock()
-			s.garbage = 0
-			t := s.turn
-			s.mu.Unlock()
-			if t != nil {
-				t.Kick()
-			}
-			s.flow.admit(b)
-			if _, err := pw.Write(append(append([]byte(nil), b...), '\n')); err != nil {
-				// No one reads: drain stdout so the agent is never
-				// blocked writing, and report its end as usual.
-				for sc.Scan() {
-				}
-				break
-			}
-		}
-		pw.Close()
-		s.died(p)
-	}()
-	return pr
-}
-
-func (s *session) garbageLine(line []byte) bool {
-	s.mu.Lock()
-	s.garbage++
-	n, ready, hs, t := s.garbage, s.ready, s.hsErr, s.turn
-	s.mu.Unlock()
-	snip := agentproc.Snippet(line, 200)
-	if !ready {
-		select {
-		case hs <- fmt.Sprintf("%s wrote something that is not ACP JSON-RPC before the handshake: %q; is %q an ACP agent?",
-			s.cfg.Name, snip, s.cfg.Command[0]):
-		default:
-		}
-		return false
-	}
-	if t != nil && n <= 3 {
-		t.Obs(core.Observation{Kind: core.ObsWarning, Text: fmt.Sprintf("%s wrote a line that is not JSON (ignored): %q", s.cfg.Name, snip)})
-	}
-	if n >= maxGarbage {
-		if t != nil {
-			t.End(core.AttemptFailed, fmt.Sprintf("%s wrote %d lines in a row that are not JSON; stopping it", s.cfg.Name, n))
+		s.flow.admit(b)
+		if _, err := feed.Write(append(append([]byte(nil), b...), '\n')); err != nil {
+			closed = true
 		}
 		return true
 	}
-	return false
+	return agentproc.Stdout{Line: line, End: func() {
+		feed.Close()
+		close(ended)
+	}}
 }
 
-// Stop implements agentproc.Session.
-func (s *session) Stop(reason string) {
+// Handshake implements agentproc.Protocol: initialize, advertising fs and
+// terminal support.
+func (s *session) Handshake(ctx context.Context) error {
 	s.mu.Lock()
-	p, t, gone, cancel := s.proc, s.turn, s.gone, s.cancelCtx
-	s.stopping = true
+	conn := s.conn
 	s.mu.Unlock()
-	if p != nil {
-		var c func()
-		if t != nil && !t.Ended() {
-			c = s.cancelTurn
-		}
-		p.Stop(c, s.cfg.Settings.Grace, s.cfg.Settings.Term)
-		<-gone
-		cancel()
+	if conn == nil {
+		return agentproc.ErrExited
 	}
-	s.terms.killAll()
-	if t != nil {
-		t.End(core.AttemptInterrupted, reason)
+	res, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientInfo:         &sdk.Implementation{Name: "nexus", Version: "1"},
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}})
+	if err != nil {
+		return err
 	}
-	s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessStopped, Text: reason})
+	s.mu.Lock()
+	s.agentCaps = res.AgentCapabilities
+	s.mu.Unlock()
+	return nil
 }
 
-// died handles the end of the process.
-func (s *session) died(p *agentproc.Proc) {
-	<-p.Done()
-	p.Close()
+// Detach implements agentproc.Protocol: the connection, the session's
+// context and every terminal end with the process.
+func (s *session) Detach() {
 	s.mu.Lock()
-	if s.proc != p {
-		s.mu.Unlock()
-		return
-	}
-	stopping, ready, t, cancel := s.stopping, s.ready, s.turn, s.cancelCtx
-	s.proc, s.conn, s.ready = nil, nil, false
+	cancel := s.cancelCtx
+	s.conn = nil
 	s.mu.Unlock()
 	s.terms.killAll()
 	cancel()
-	if stopping || !ready {
-		return
-	}
-	reason := p.ExitReason()
-	run := ""
-	if t != nil {
-		run = t.E.Run
-		t.End(core.AttemptFailed, reason)
-	}
-	s.out.Ended(s.thread, run, reason, true)
 }
