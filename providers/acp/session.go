@@ -73,11 +73,9 @@ func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
 	return s
 }
 
-// Handle implements agentproc.Session.
-func (s *session) Handle(e core.Effect) {
+// Apply implements agentproc.Protocol.
+func (s *session) Apply(e core.Effect) {
 	switch e.Kind {
-	case core.EffStartTurn:
-		s.startTurn(e)
 	case core.EffSteer:
 		// Not reached: ACP cannot steer, so the kernel restarts instead.
 		s.out.Done(e, "failed", "ACP agents cannot take a message mid-turn")
@@ -109,11 +107,10 @@ func (s *session) Cancel() {
 	}
 }
 
-func (s *session) startTurn(e core.Effect) {
-	turn, history := s.Open(e)
-	if turn == nil {
-		return
-	}
+// Start implements agentproc.Protocol: session/prompt, on a goroutine of
+// its own since it answers only when the turn ends.
+func (s *session) Start(turn *agentproc.Turn, history bool) {
+	e := turn.E
 	s.mu.Lock()
 	s.textKey, s.cancelSent, s.denied = "", false, false
 	s.mu.Unlock()

@@ -33,9 +33,9 @@
 //
 // An external agent's session embeds a Lifecycle, which owns the agent
 // process: its start and handshake, the reading of its stdout, the
-// garbage-line policy, the report of its end, and Stop (so the embedding
-// session implements Session with its own Handle). The adapter supplies
-// only its protocol:
+// garbage-line policy, the report of its end, and Stop. The Lifecycle
+// implements Session, so the embedding session is one. The adapter
+// supplies only its protocol:
 //
 //   - Agent: the profile name, the thread, the Settings, and the words
 //     its messages use for the protocol (Format, Expected, Ask).
@@ -44,6 +44,9 @@
 //     Spawn with the command line when it wants a process (claude
 //     spawns with --resume, codex and acp spawn once and then resume,
 //     fork or open the conversation over the protocol).
+//   - Protocol.Start: how a turn is sent (a user line, turn/start,
+//     session/prompt), after resetting its per-turn state and Begin.
+//   - Protocol.Apply: the other effects (steer, interrupt, answer).
 //   - Protocol.Attach: what it binds to a new process (a request table,
 //     a JSON-RPC connection) and its Stdout: how to handle one line,
 //     saying whether it was a line of the protocol, and what to do when
@@ -53,28 +56,27 @@
 //     Stop).
 //   - Protocol.Detach: what to drop when the process has ended.
 //
-// Open, Begin, Spawn and Stop run on the session's actor goroutine (Check
-// on its caller's: a check has no actor); Turn and Proc may be called
-// from any goroutine. Stdout's functions run on the reader goroutine,
-// Handshake on one of its own, the other Protocol methods on the actor
-// (Detach on the reader, once the process has ended).
+// Handle, Begin, Spawn and Stop run on the session's actor goroutine
+// (Check on its caller's: a check has no actor); Turn and Proc may be
+// called from any goroutine. Stdout's functions run on the reader
+// goroutine, Handshake on one of its own, the other Protocol methods on
+// the actor (Detach on the reader, once the process has ended).
 //
 // Their order, for one process:
 //
-//  1. start_turn: the adapter calls Open. A turn still running ends
-//     failed ("superseded"); a new Turn is made; Connect readies the
-//     agent. On an error the attempt ends failed and the session is
-//     reported FAILED (Emitter.Ended), both with the error, and Open
-//     returns nil.
-//  2. Spawn (from Connect): Start, Attach, the reader goroutine, then
-//     Handshake. It ends at the first of: the answer (the session is
+//  1. start_turn (Handle): a turn still running ends failed
+//     ("superseded"); a new Turn is made; Connect readies the agent. On
+//     an error the attempt ends failed and the session is reported
+//     FAILED (Emitter.Ended), both with the error, and that is all.
+//  2. Spawn (from Connect) runs the function Start (the process),
+//     Attach, the reader goroutine, then Handshake. It ends at the first of: the answer (the session is
 //     reported RUNNING, "claude started (pid N)"); a refusal ("claude
 //     refused initialize: ..."); garbage on stdout; the process's end
 //     ("claude exited with status 3: Error: invalid API key before
 //     answering initialize"); the deadline ("claude did not answer
 //     initialize within 1m0s; its stderr ends: ..."). A failed start
 //     stops the process and waits for its end before Spawn returns.
-//  3. The adapter resets its own per-turn state, calls Begin (the turn
+//  3. Protocol.Start resets its per-turn state, calls Begin (the turn
 //     becomes the one warnings, the watchdog and the process's end go
 //     to) and sends the turn to the agent. A process that ended between
 //     the handshake and Begin fails the turn there, with its exit

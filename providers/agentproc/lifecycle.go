@@ -30,9 +30,9 @@ const exitWait = 200 * time.Millisecond
 var ErrExited = errors.New("the agent process ended")
 
 // Protocol is what an adapter supplies to its Lifecycle: how to speak to
-// its agent. Connect, Attach and Cancel run on the session's actor
-// goroutine, Handshake on one of its own, Detach on the reader goroutine
-// (as do the Stdout's functions).
+// its agent. Connect, Attach, Start, Apply and Cancel run on the
+// session's actor goroutine, Handshake on one of its own, Detach on the
+// reader goroutine (as do the Stdout's functions).
 type Protocol interface {
 	// Connect readies the agent for start_turn e and reports whether it
 	// already holds the thread's conversation (history). live says the
@@ -41,6 +41,13 @@ type Protocol interface {
 	// resumes, forks or opens the conversation; a refused resume is
 	// posted on t (core.ObsResumeFailed) and a new conversation opened.
 	Connect(e core.Effect, t *Turn, live bool) (history bool, err error)
+	// Start runs turn t (t.E is its start_turn effect) once Connect has
+	// readied the agent: it resets the protocol's per-turn state, makes
+	// t the current turn with Begin (and returns if Begin says the
+	// process has ended), and sends the turn to the agent.
+	Start(t *Turn, history bool)
+	// Apply runs the thread's other effects: steer, interrupt, answer.
+	Apply(e core.Effect)
 	// Attach binds the protocol to a process Spawn has just started,
 	// before its stdout is read or the handshake runs, and returns how
 	// to read that stdout.
@@ -89,8 +96,9 @@ type Agent struct {
 
 // Lifecycle is one agent process's life in a session: it starts the
 // process and runs its handshake, reads its stdout (garbage-line
-// accounting included), reports its end, and stops it. An adapter's
-// session embeds one and supplies the Protocol; see the package manual.
+// accounting included), reports its end, and stops it. It implements
+// Session: an adapter's session embeds one and supplies the Protocol;
+// see the package manual.
 type Lifecycle struct {
 	agent Agent
 	out   *Emitter
@@ -131,13 +139,26 @@ func (l *Lifecycle) Proc() (*Proc, <-chan struct{}) {
 	return l.proc, l.gone
 }
 
-// Open readies the agent for the start_turn effect e and returns the
+// Handle implements Session: a start_turn effect is the lifecycle's (see
+// open), then the protocol's Start; any other effect is the protocol's
+// Apply.
+func (l *Lifecycle) Handle(e core.Effect) {
+	if e.Kind != core.EffStartTurn {
+		l.proto.Apply(e)
+		return
+	}
+	if t, history := l.open(e); t != nil {
+		l.proto.Start(t, history)
+	}
+}
+
+// open readies the agent for the start_turn effect e and returns the
 // attempt's Turn, which is not yet the current one (see Begin), and
 // whether the agent holds the thread's history. A turn still running is
 // ended failed first ("superseded"): the kernel gave up on it. When the
-// agent cannot be readied, Open ends the attempt failed and reports the
+// agent cannot be readied, open ends the attempt failed and reports the
 // session FAILED, both with the reason, and returns nil.
-func (l *Lifecycle) Open(e core.Effect) (t *Turn, history bool) {
+func (l *Lifecycle) open(e core.Effect) (t *Turn, history bool) {
 	if old := l.Turn(); old != nil {
 		old.End(core.AttemptFailed, "superseded")
 	}
@@ -152,9 +173,9 @@ func (l *Lifecycle) Open(e core.Effect) (t *Turn, history bool) {
 }
 
 // Begin makes t the current turn: the one warnings, the watchdog's kicks
-// and the process's end go to. The adapter calls it once it has reset its
-// own state for the turn, before it sends the turn to the agent. When the
-// process Open readied has ended since, Begin ends t failed with the
+// and the process's end go to. The protocol's Start calls it once it has
+// reset its own state for the turn, before it sends the turn to the
+// agent. When the process Connect readied has ended since, Begin ends t failed with the
 // reason and returns false: the end was reported on the turn before.
 // Once Begin returns true, an end of the process is this turn's, so an
 // adapter that then finds no process (or connection) just returns.

@@ -38,23 +38,18 @@ type toy struct {
 	ans chan string // the handshake's answer; closed when the process ends
 }
 
-func (s *toy) Handle(e core.Effect) {
-	if e.Kind != core.EffStartTurn {
-		return
-	}
-	t, history := s.Open(e)
-	if t == nil {
-		return
-	}
+func (s *toy) Start(t *agentproc.Turn, history bool) {
 	if !s.Begin(t) {
 		return
 	}
 	t.Obs(core.Observation{Kind: core.ObsTurnStarted, Text: fmt.Sprintf("history %v", history)})
 	if p, _ := s.Proc(); p != nil {
-		b, _ := json.Marshal(map[string]string{"prompt": e.Turn.Text})
+		b, _ := json.Marshal(map[string]string{"prompt": t.E.Turn.Text})
 		_ = p.WriteLine(b)
 	}
 }
+
+func (s *toy) Apply(core.Effect) {}
 
 func (s *toy) Connect(_ core.Effect, _ *agentproc.Turn, live bool) (bool, error) {
 	if live {

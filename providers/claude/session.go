@@ -64,11 +64,9 @@ func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
 	return s
 }
 
-// Handle implements agentproc.Session.
-func (s *session) Handle(e core.Effect) {
+// Apply implements agentproc.Protocol.
+func (s *session) Apply(e core.Effect) {
 	switch e.Kind {
-	case core.EffStartTurn:
-		s.startTurn(e)
 	case core.EffSteer:
 		t, p := s.Turn(), s.proc()
 		ok := t != nil && !t.Ended() && t.E.Attempt == e.Attempt && p != nil
@@ -108,13 +106,9 @@ func (s *session) proc() *agentproc.Proc {
 	return p
 }
 
-// startTurn readies the CLI (resuming the thread's Claude session by its
-// id), then sends the run's message as a user line.
-func (s *session) startTurn(e core.Effect) {
-	turn, history := s.Open(e)
-	if turn == nil {
-		return
-	}
+// Start implements agentproc.Protocol: the run's message as a user line.
+func (s *session) Start(turn *agentproc.Turn, history bool) {
+	e := turn.E
 	s.mu.Lock()
 	s.pending, s.interrupt, s.lastRes, s.lastUUID = 1, false, nil, ""
 	s.plan = &plans{}
@@ -124,8 +118,11 @@ func (s *session) startTurn(e core.Effect) {
 		}
 	}
 	s.mu.Unlock()
+	if !s.Begin(turn) {
+		return
+	}
 	p := s.proc()
-	if !s.Begin(turn) || p == nil {
+	if p == nil {
 		return // the process ended: the turn has failed with the reason
 	}
 	turn.Obs(core.Observation{Kind: core.ObsTurnStarted})

@@ -39,11 +39,9 @@ func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
 	return s
 }
 
-// Handle implements agentproc.Session.
-func (s *session) Handle(e core.Effect) {
+// Apply implements agentproc.Protocol.
+func (s *session) Apply(e core.Effect) {
 	switch e.Kind {
-	case core.EffStartTurn:
-		s.startTurn(e)
 	case core.EffSteer:
 		s.steer(e)
 	case core.EffInterrupt:
@@ -93,13 +91,9 @@ func textInput(text string) []any {
 	return []any{map[string]any{"type": "text", "text": text, "text_elements": []any{}}}
 }
 
-// startTurn readies the app-server and the Codex thread, then starts the
-// turn.
-func (s *session) startTurn(e core.Effect) {
-	turn, history := s.Open(e)
-	if turn == nil {
-		return
-	}
+// Start implements agentproc.Protocol: turn/start on the Codex thread.
+func (s *session) Start(turn *agentproc.Turn, history bool) {
+	e := turn.E
 	s.mu.Lock()
 	s.failure, s.turnID = "", ""
 	s.mu.Unlock()
