@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden JSON shapes in testdata/json")
+
+// TestJSONShapes guards the --json contract (README.md "JSON output"):
+// field names never change. A scenario that exercises every view (a run
+// that waits on an approval, is answered and completes with a checkpoint)
+// prints thread show, thread list, requests and log as JSON; the set of
+// field paths and their JSON types must equal testdata/json/*.golden. A
+// renamed or removed field fails here; an added one fails until the
+// golden file is rewritten with -update, so every change is deliberate.
+func TestJSONShapes(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("# Demo\n\nA demo project.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(ws)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("NEXUS_CONFIG", "")
+	dir := filepath.Join(t.TempDir(), "state")
+	nexus := func(want int, args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		code := Run(context.Background(), append([]string{"--state-dir", dir}, args...), strings.NewReader(""), &out, &errOut)
+		if code != want {
+			t.Fatalf("nexus %s: exit %d, want %d: %s%s", strings.Join(args, " "), code, want, out.String(), errOut.String())
+		}
+		return out.String()
+	}
+	shapes := map[string]map[string]bool{}
+	add := func(name, out string) {
+		t.Helper()
+		dec := json.NewDecoder(strings.NewReader(out))
+		for dec.More() {
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				t.Fatalf("%s printed invalid JSON: %v\n%s", name, err, out)
+			}
+			if shapes[name] == nil {
+				shapes[name] = map[string]bool{}
+			}
+			jsonShape(v, "$", shapes[name])
+		}
+	}
+	th := strings.TrimSpace(nexus(ExitOK, "thread", "new", "--title", "demo"))
+	req := strings.TrimSpace(nexus(ExitWaiting, "send", th, "read README.md and write a summary to SUMMARY.md"))
+	add("requests", nexus(ExitOK, "requests", "--json"))
+	add("thread_show", nexus(ExitOK, "thread", "show", th, "--json"))
+	nexus(ExitOK, "respond", req, "--allow")
+	nexus(ExitOK, "send", th, "hello")
+	add("thread_show", nexus(ExitOK, "thread", "show", th, "--json"))
+	add("requests", nexus(ExitOK, "requests", th, "--json"))
+	add("thread_list", nexus(ExitOK, "thread", "list", "--json"))
+	add("log", nexus(ExitOK, "log", "--json"))
+
+	for _, name := range []string{"thread_show", "thread_list", "requests", "log"} {
+		var lines []string
+		for l := range shapes[name] {
+			lines = append(lines, l)
+		}
+		sort.Strings(lines)
+		got := strings.Join(lines, "\n") + "\n"
+		path := filepath.Join("testdata", "json", name+".golden")
+		if *update {
+			if err := os.WriteFile(filepath.Join(origDir(t), path), []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(origDir(t), path))
+		if err != nil {
+			t.Fatalf("%v (write it with go test -run TestJSONShapes -update)", err)
+		}
+		want := strings.Split(strings.TrimSpace(string(b)), "\n")
+		var missing, extra []string
+		for _, l := range want {
+			if !shapes[name][l] {
+				missing = append(missing, l)
+			}
+		}
+		for _, l := range lines {
+			if !slices.Contains(want, l) {
+				extra = append(extra, l)
+			}
+		}
+		if len(missing) > 0 {
+			t.Errorf("%s --json lost fields (renamed or removed; the JSON contract forbids it):\n  %s", name, strings.Join(missing, "\n  "))
+		}
+		if len(extra) > 0 {
+			t.Errorf("%s --json has new fields; if intended, document them and rewrite %s with -update:\n  %s", name, path, strings.Join(extra, "\n  "))
+		}
+	}
+}
+
+// jsonShape adds to set one "path: type" line per value under v; arrays
+// merge the shapes of their elements under path[].
+func jsonShape(v any, path string, set map[string]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		set[path+": object"] = true
+		for k, e := range x {
+			jsonShape(e, path+"."+k, set)
+		}
+	case []any:
+		set[path+": array"] = true
+		for _, e := range x {
+			jsonShape(e, path+"[]", set)
+		}
+	case string:
+		set[path+": string"] = true
+	case float64:
+		set[path+": number"] = true
+	case bool:
+		set[path+": bool"] = true
+	case nil:
+		set[path+": null"] = true
+	}
+}
+
+// testDir is the package directory, where go test starts: the test
+// changes into a workspace, so testdata is reached through it.
+var testDir, _ = os.Getwd()
+
+func origDir(t *testing.T) string {
+	t.Helper()
+	if testDir == "" {
+		t.Fatal("cannot tell the package directory")
+	}
+	return testDir
+}
