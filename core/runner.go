@@ -226,6 +226,13 @@ func inputThread(in *Input) string {
 // commit appends the pending events (one journal call, one fsync), then
 // publishes them, starts effects and answers the callers.
 func (r *Runner) commit(answered []*call) error {
+	if err := r.k.State().SealErr(); err != nil {
+		// A decision read a run's history as empty: record nothing of it.
+		for _, c := range answered {
+			c.reply <- result{err: fmt.Errorf("nothing was recorded: %w", err)}
+		}
+		return fmt.Errorf("core: %w", err)
+	}
 	rd := r.k.Ready()
 	if len(rd.Events) > 0 {
 		if err := r.cfg.Journal.Append(context.Background(), rd.Commits); err != nil {

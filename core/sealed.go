@@ -41,6 +41,7 @@ type Seal struct {
 
 	once sync.Once
 	view *sealView
+	err  error
 }
 
 type sealView struct {
@@ -52,8 +53,10 @@ type sealView struct {
 }
 
 // get loads the sealed history. A seal that cannot load means the journal
-// file is damaged after it was verified on open; no answer would be
-// right, so it stops with what to run.
+// file was damaged after it was verified on open: the history reads as
+// empty and Err says why; the Runner stops on it (State.SealErr) before
+// it records anything decided from the missing history, and a reader
+// (the UI, a client) shows the run without its history.
 func (s *Seal) get() *sealView {
 	s.once.Do(func() {
 		var r *SealedRun
@@ -61,8 +64,12 @@ func (s *Seal) get() *sealView {
 		if s.Load != nil {
 			r, err = s.Load()
 		}
+		if err == nil && r == nil {
+			err = fmt.Errorf("the loader returned nothing")
+		}
 		if err != nil {
-			panic(fmt.Sprintf("core: sealed run history %.16s cannot be read: %v; stop nexus and run nexus verify --repair", s.Ref, err))
+			s.err = fmt.Errorf("sealed run history %.16s cannot be read: %w; stop nexus and run nexus verify --repair", s.Ref, err)
+			r = &SealedRun{}
 		}
 		v := &sealView{run: r, attempts: map[string]*Attempt{}, nodes: map[string]*Node{},
 			byAtt: map[string][]*Node{}, effects: map[string]*EffectRecord{}}
@@ -79,6 +86,13 @@ func (s *Seal) get() *sealView {
 		s.view = v
 	})
 	return s.view
+}
+
+// Err loads the sealed history if nothing has yet, and says why it could
+// not be read (nil when it was).
+func (s *Seal) Err() error {
+	s.get()
+	return s.err
 }
 
 // RunOf returns the run an entity id or effect key belongs to by its
@@ -173,7 +187,7 @@ func (st *State) thaw(id string) {
 	if s == nil {
 		return
 	}
-	v := s.get()
+	v := st.view(s)
 	delete(st.Sealed, id)
 	ix := st.index()
 	for _, a := range v.run.Attempts {
@@ -193,12 +207,21 @@ func (st *State) thaw(id string) {
 	}
 }
 
-// ThawAll moves every sealed history back into the hot maps, loading it.
-func (st *State) ThawAll() {
+// ThawAll moves every sealed history back into the hot maps, loading it,
+// and returns SealErr: a run whose history cannot be read is kept with an
+// empty one.
+func (st *State) ThawAll() error {
 	for _, id := range slices.Sorted(maps.Keys(st.Sealed)) {
 		st.thaw(id)
 	}
+	return st.sealErr
 }
+
+// SealErr is the first sealed history this state could not read (its
+// journal file was damaged after it was opened), or nil. A state with one
+// answers as if that run had no history, so the Runner stops rather than
+// decide anything from it.
+func (st *State) SealErr() error { return st.sealErr }
 
 // sealFor returns the seal holding entity id, or nil.
 func (st *State) sealFor(id string) *sealView {
@@ -206,9 +229,18 @@ func (st *State) sealFor(id string) *sealView {
 		return nil
 	}
 	if s := st.Sealed[RunOf(id)]; s != nil {
-		return s.get()
+		return st.view(s)
 	}
 	return nil
+}
+
+// view is s's history, with a failure to read it kept as SealErr.
+func (st *State) view(s *Seal) *sealView {
+	v := s.get()
+	if s.err != nil && st.sealErr == nil {
+		st.sealErr = s.err
+	}
+	return v
 }
 
 // lookup returns hot[id], else what in finds in the seal holding id.
@@ -254,7 +286,7 @@ func (st *State) EffectsOf(run string) []*EffectRecord {
 		out = append(out, st.Effects[k])
 	}
 	if s := st.Sealed[run]; s != nil {
-		out = append(out, s.get().run.Effects...)
+		out = append(out, st.view(s).run.Effects...)
 	}
 	slices.SortFunc(out, func(a, b *EffectRecord) int { return strings.Compare(a.Key, b.Key) })
 	return out

@@ -39,6 +39,8 @@ type State struct {
 	Sealed map[string]*Seal `json:"-" msgpack:"-"`
 
 	idx *index // derived, rebuilt on load; never encoded
+	// sealErr is the first sealed history that could not be read.
+	sealErr error
 }
 
 // index holds derived lookups. It is rebuilt from the maps, so it is not
@@ -173,7 +175,7 @@ func trailingNumber(s string) int {
 
 // Clone returns a copy that shares the immutable entities.
 func (st *State) Clone() *State {
-	c := &State{Seq: st.Seq, RequestCount: st.RequestCount}
+	c := &State{Seq: st.Seq, RequestCount: st.RequestCount, sealErr: st.sealErr}
 	c.Threads = cloneMap(st.Threads)
 	c.Runs = cloneMap(st.Runs)
 	c.Attempts = cloneMap(st.Attempts)
@@ -310,7 +312,7 @@ func (st *State) RunsOf(thread string) []*Run {
 // AttemptsOf returns the attempts of a run in order.
 func (st *State) AttemptsOf(run string) []*Attempt {
 	if s := st.Sealed[run]; s != nil {
-		return slices.Clone(s.get().run.Attempts)
+		return slices.Clone(st.view(s).run.Attempts)
 	}
 	ids := st.index().attempts[run]
 	out := make([]*Attempt, 0, len(ids))

@@ -35,7 +35,12 @@ const maxLive = 256 << 10
 
 // snapshotMsg replaces the model's projection (first subscription, or a
 // resync after the model found a gap).
-type snapshotMsg struct{ state *core.State }
+type snapshotMsg struct {
+	state *core.State
+	// damaged is why a finished run's history could not be read (the
+	// run shows without it), or nil.
+	damaged error
+}
 
 // frameMsg is one frame's worth of events.
 type frameMsg struct {
@@ -99,7 +104,11 @@ func (br *bridge) run(ctx context.Context) {
 			br.frame, br.pending = frameMsg{}, false
 			if sub.State != nil {
 				last = sub.State.Seq
-				br.send(snapshotMsg{state: sub.State})
+				// A state loaded from a snapshot keeps finished runs
+				// sealed, each read from the store on first use: read
+				// them here, so no frame of the UI waits on the store.
+				damaged := sub.State.ThawAll()
+				br.send(snapshotMsg{state: sub.State, damaged: damaged})
 			} else {
 				br.send(frameMsg{resetLive: true})
 			}

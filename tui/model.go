@@ -164,6 +164,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.resize(msg.Width, msg.Height)
 	case snapshotMsg:
 		m.loadSnapshot(msg.state)
+		if msg.damaged != nil {
+			return tea.Batch(m.startSpinner(), m.setFlash(msg.damaged.Error(), true))
+		}
 		return m.startSpinner()
 	case spinMsg:
 		return m.spin()

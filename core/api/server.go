@@ -429,6 +429,8 @@ func wireState(st *core.State) *core.State {
 		return st
 	}
 	c := st.Clone()
-	c.ThawAll()
+	// A history that cannot be read travels empty; the host's Runner
+	// stops on it before it decides anything from it (State.SealErr).
+	_ = c.ThawAll()
 	return c
 }
