@@ -208,6 +208,10 @@ func (s *Store) write(batch []*Pending, last uint64, hash [hashSize]byte) error 
 		return fmt.Errorf("store: journal write failed, nothing was recorded: %w", err)
 	}
 	failpoint.Hit("store.commit.before")
+	if err := failpoint.Err("store.append"); err != nil {
+		_ = tx.Rollback()
+		return fmt.Errorf("store: journal commit failed, nothing was acknowledged: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		s.checkAfterFailedCommit()
 		return fmt.Errorf("store: journal commit failed, nothing was acknowledged: %w", err)

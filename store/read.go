@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/internal/failpoint"
 	"github.com/zeebo/blake3"
 	bolt "go.etcd.io/bbolt"
 )
@@ -190,6 +191,9 @@ func (s *Store) view(fn func(*bolt.Tx) error) (err error) {
 // *CorruptError at the first event that does not chain, does not decode,
 // or is missing. Events appended while Read runs may or may not be seen.
 func (s *Store) Read(ctx context.Context, from uint64, fn func(core.Event) error) error {
+	if err := failpoint.Err("store.read"); err != nil {
+		return fmt.Errorf("store: read the journal: %w", err)
+	}
 	return s.read(ctx, from, true, fn)
 }
 

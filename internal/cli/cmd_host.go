@@ -39,8 +39,14 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 		return a.hostErr(ctx, dir, err)
 	}
 	fmt.Fprintf(a.stdout, "nexus: serving %s (pid %d); stop with SIGTERM\n", dir, os.Getpid())
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-h.Dead():
+	}
 	h.Close()
+	if err := h.Err(); err != nil {
+		return failErr("the host stopped: its kernel failed: %v; run `nexus verify` on %s", err, dir)
+	}
 	return nil
 }
 

@@ -114,3 +114,54 @@ func failpointBinary(t *testing.T) string {
 	}
 	return fpBin
 }
+
+// TestServeExitsWhenItsKernelDies: when the journal's disk dies under
+// `nexus serve` (an append fails, and so does the reload that would
+// recover from it), the host does not keep serving with a dead kernel:
+// it exits 1 with the error on stderr, and the command that hit it fails.
+func TestServeExitsWhenItsKernelDies(t *testing.T) {
+	t.Parallel()
+	bin := failpointBinary(t)
+	root := t.TempDir()
+	dir := filepath.Join(root, "state")
+	cmd := exec.Command(bin, "--state-dir", dir, "serve")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "NEXUS_FAILPOINT_EIO=store.append:1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		c, err := api.Dial(context.Background(), filepath.Join(dir, host.SocketName), time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("the host did not come up: %v", err)
+		}
+	}
+	client := exec.Command(bin, "--state-dir", dir, "thread", "new")
+	client.Env = os.Environ()
+	out, err := client.CombinedOutput()
+	if err == nil {
+		t.Fatalf("thread new on a dead disk succeeded: %s", out)
+	}
+	select {
+	case err := <-exited:
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 1 {
+			t.Fatalf("serve ended with %v, want exit 1; stderr: %s", err, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve kept running with a dead kernel; stderr: %s", stderr.String())
+	}
+	if s := stderr.String(); !strings.Contains(s, "kernel failed") || !strings.Contains(s, "input/output error") {
+		t.Fatalf("serve's stderr does not say why it stopped: %q", s)
+	}
+}

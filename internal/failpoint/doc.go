@@ -7,6 +7,12 @@
 // With the tag, NEXUS_FAILPOINT=NAME kills the process with SIGKILL the
 // first time Hit(NAME) runs, and NAME:N the N-th time. Names are listed in
 // Names; a test checks every name is hit.
+//
+// NEXUS_FAILPOINT_EIO=NAME[:N] fails instead of killing: at the N-th
+// Err(NAME) the disk "dies", and from then on every Err returns EIO, so a
+// journal append fails and so does the reload that would recover from it
+// ("store.append" and "store.read"). It tests that a host whose kernel
+// stops says so and exits non-zero.
 package failpoint
 
 // Names are the failpoints of nexus.

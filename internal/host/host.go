@@ -36,8 +36,12 @@ type Host struct {
 	cps     *checkpointer
 	srv     *api.Server
 	cancel  context.CancelFunc
-	runErr  chan error
 	srvErr  chan error
+
+	// dead is closed when the Runner returned: at Close, or on its own
+	// when its journal failed beyond recovery; runErr is then its error.
+	dead   chan struct{}
+	runErr error
 }
 
 // Start opens the journal, recovers, and serves the socket, with the
@@ -81,9 +85,12 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 		return nil, fmt.Errorf("cannot serve the state dir socket: %w", err)
 	}
 	h := &Host{st: st, runner: runner, backend: &hostBackend{Backend: runner, reg: reg}, reg: reg, pool: pool,
-		cps: cps, cancel: cancel, runErr: make(chan error, 1), srvErr: make(chan error, 1)}
+		cps: cps, cancel: cancel, dead: make(chan struct{}), srvErr: make(chan error, 1)}
 	reg.Bind(hctx, runner)
-	go func() { h.runErr <- runner.Run(hctx) }()
+	go func() {
+		h.runErr = runner.Run(hctx)
+		close(h.dead)
+	}()
 	h.srv = api.NewServer(h.backend, api.HostInfo{PID: os.Getpid(), Version: Version, StateDir: dir})
 	if private {
 		h.srv.Refuse()
@@ -98,12 +105,29 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 // and the journal.
 func (h *Host) Close() {
 	h.cancel()
-	<-h.runErr
+	<-h.dead
 	h.reg.Close()
 	h.cps.wait()
 	h.pool.Close()
 	<-h.srvErr
 	h.st.Close()
+}
+
+// Dead is closed when the kernel has stopped: after Close, or before it
+// when the journal failed beyond recovery (Err says why). A host whose
+// kernel stopped acknowledges nothing more; its owner should Close it
+// and exit non-zero with Err.
+func (h *Host) Dead() <-chan struct{} { return h.dead }
+
+// Err is why the kernel stopped, once Dead is closed; nil for a clean
+// stop.
+func (h *Host) Err() error {
+	select {
+	case <-h.dead:
+		return h.runErr
+	default:
+		return nil
+	}
 }
 
 // Backend is what the socket serves and the host's own UI uses: the
