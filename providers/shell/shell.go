@@ -59,6 +59,9 @@ func Profile(name string) providers.Profile {
 		}}
 }
 
+// writeTimeout bounds one write of a turn's or a steer's text to the PTY.
+const writeTimeout = 10 * time.Second
+
 // New returns the provider: one PTY per nexus thread.
 func New(ctx context.Context, sink providers.Sink, cfg Config) providers.Provider {
 	if cfg.Idle <= 0 {
@@ -68,7 +71,7 @@ func New(ctx context.Context, sink providers.Sink, cfg Config) providers.Provide
 		cfg.Settings = agentproc.DefaultSettings
 	}
 	return provider{agentproc.NewRuntime(ctx, sink, Caps, func(thread string, out *agentproc.Emitter) agentproc.Session {
-		return &session{cfg: cfg, thread: thread, out: out}
+		return &session{ctx: ctx, cfg: cfg, thread: thread, out: out}
 	})}
 }
 
@@ -90,6 +93,7 @@ func (p provider) Terminal(thread string) (providers.Terminal, bool) {
 }
 
 type session struct {
+	ctx    context.Context // the provider's: ends when the host closes
 	cfg    Config
 	thread string
 	out    *agentproc.Emitter
@@ -157,7 +161,18 @@ func (s *session) write(text string) error {
 	if t == nil {
 		return errors.New("the shell is not running")
 	}
-	return t.Send(context.Background(), []byte(text))
+	// A shell whose foreground job reads nothing fills the PTY's input
+	// buffer; the write then waits, but never past the host's close or
+	// writeTimeout.
+	ctx, cancel := context.WithTimeout(s.ctx, writeTimeout)
+	defer cancel()
+	if err := t.Send(ctx, []byte(text)); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("the shell did not read its input within %s", writeTimeout)
+		}
+		return err
+	}
+	return nil
 }
 
 func (s *session) startTurn(e core.Effect) {
