@@ -192,13 +192,7 @@ func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err err
 // Connect implements agentproc.Protocol: it starts the agent and opens
 // the ACP session, resumed (or loaded) by its native ref when the journal
 // has one and the agent can, else new.
-func (s *session) Connect(e core.Effect, turn *agentproc.Turn, live bool) (bool, error) {
-	s.mu.Lock()
-	open := s.sid != ""
-	s.mu.Unlock()
-	if live && open {
-		return true, nil
-	}
+func (s *session) Connect(e core.Effect, turn *agentproc.Turn) (bool, error) {
 	dir := agentproc.Workspace(e)
 	if err := s.spawn(dir); err != nil {
 		return false, err

@@ -39,11 +39,12 @@
 //
 //   - Agent: the profile name, the thread, the Settings, and the words
 //     its messages use for the protocol (Format, Expected, Ask).
-//   - Protocol.Connect: how a turn gets an agent holding the thread's
-//     conversation. It is told whether the process is live; it calls
-//     Spawn with the command line when it wants a process (claude
-//     spawns with --resume, codex and acp spawn once and then resume,
-//     fork or open the conversation over the protocol).
+//   - Protocol.Connect: how a new process gets the thread's
+//     conversation. It calls Spawn with the command line (claude
+//     spawns with --resume, and again without it when that is refused;
+//     codex and acp spawn once and then resume, fork or open the
+//     conversation over the protocol). Once a Connect has succeeded,
+//     later turns go on in the live process without one.
 //   - Protocol.Start: how a turn is sent (a user line, turn/start,
 //     session/prompt), after resetting its per-turn state and Begin.
 //   - Protocol.Apply: the other effects (steer, interrupt, answer).
@@ -65,9 +66,10 @@
 // Their order, for one process:
 //
 //  1. start_turn (Handle): a turn still running ends failed
-//     ("superseded"); a new Turn is made; Connect readies the agent. On
-//     an error the attempt ends failed and the session is reported
-//     FAILED (Emitter.Ended), both with the error, and that is all.
+//     ("superseded"); a new Turn is made; unless the live process holds
+//     the conversation, Connect readies a new one. On an error the
+//     attempt ends failed and the session is reported FAILED
+//     (Emitter.Ended), both with the error, and that is all.
 //  2. Spawn (from Connect) runs the function Start (the process),
 //     Attach, the reader goroutine, then Handshake. It ends at the first of: the answer (the session is
 //     reported RUNNING, "claude started (pid N)"); a refusal ("claude

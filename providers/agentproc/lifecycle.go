@@ -34,13 +34,14 @@ var ErrExited = errors.New("the agent process ended")
 // session's actor goroutine, Handshake on one of its own, Detach on the
 // reader goroutine (as do the Stdout's functions).
 type Protocol interface {
-	// Connect readies the agent for start_turn e and reports whether it
-	// already holds the thread's conversation (history). live says the
-	// process runs and answered the handshake; otherwise, and whenever
-	// the protocol needs a new process, Connect calls Spawn. It then
-	// resumes, forks or opens the conversation; a refused resume is
+	// Connect readies a new process for start_turn e: it calls Spawn
+	// (again after a refused resume, when resuming is a command-line
+	// flag), then resumes, forks or opens the conversation, and reports
+	// whether the agent holds the thread's history. A refused resume is
 	// posted on t (core.ObsResumeFailed) and a new conversation opened.
-	Connect(e core.Effect, t *Turn, live bool) (history bool, err error)
+	// The Lifecycle calls it unless the process is live and a Connect
+	// already succeeded on it: then the agent holds the history.
+	Connect(e core.Effect, t *Turn) (history bool, err error)
 	// Start runs turn t (t.E is its start_turn effect) once Connect has
 	// readied the agent: it resets the protocol's per-turn state, makes
 	// t the current turn with Begin (and returns if Begin says the
@@ -108,10 +109,11 @@ type Lifecycle struct {
 	proc *Proc
 	// gone is closed once the reader has seen the process end and
 	// reported it. Invariant: a new process is spawned only after the
-	// previous one's gone is closed, or while it is live (Connect's
-	// choice), never while its end is being reported.
+	// previous one's gone is closed, or while it is live but no Connect
+	// succeeded on it, never while its end is being reported.
 	gone     chan struct{}
 	ready    bool        // the handshake succeeded
+	held     bool        // Connect succeeded: the process holds the conversation
 	stopping bool        // Stop was called: the end is Stop's to report
 	hsErr    chan string // garbage before the handshake fails it
 	garbage  int         // lines in a row that were not of the protocol
@@ -163,12 +165,18 @@ func (l *Lifecycle) open(e core.Effect) (t *Turn, history bool) {
 		old.End(core.AttemptFailed, "superseded")
 	}
 	t = NewTurn(e, l.out, l.agent.Name, l.agent.Settings.Silence)
-	history, err := l.proto.Connect(e, t, l.live())
+	if l.holds() {
+		return t, true
+	}
+	history, err := l.proto.Connect(e, t)
 	if err != nil {
 		t.End(core.AttemptFailed, err.Error())
 		l.out.Ended(e.Thread, e.Run, err.Error(), true)
 		return nil, false
 	}
+	l.mu.Lock()
+	l.held = true
+	l.mu.Unlock()
 	return t, history
 }
 
@@ -195,11 +203,12 @@ func (l *Lifecycle) Begin(t *Turn) bool {
 	return true
 }
 
-// live reports whether the process runs and answered the handshake.
-func (l *Lifecycle) live() bool {
+// holds reports whether the process runs, answered the handshake and
+// holds the conversation.
+func (l *Lifecycle) holds() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.proc == nil || !l.ready {
+	if l.proc == nil || !l.ready || !l.held {
 		return false
 	}
 	select {
@@ -223,7 +232,7 @@ func (l *Lifecycle) Spawn(spec Spec) error {
 	}
 	gone, hs := make(chan struct{}), make(chan string, 1)
 	l.mu.Lock()
-	l.proc, l.gone, l.hsErr, l.ready, l.stopping, l.garbage = p, gone, hs, false, false, 0
+	l.proc, l.gone, l.hsErr, l.ready, l.held, l.stopping, l.garbage = p, gone, hs, false, false, false, 0
 	l.mu.Unlock()
 	stdout := l.proto.Attach(p)
 	go l.read(p, stdout, gone)

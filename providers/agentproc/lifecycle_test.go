@@ -51,10 +51,7 @@ func (s *toy) Start(t *agentproc.Turn, history bool) {
 
 func (s *toy) Apply(core.Effect) {}
 
-func (s *toy) Connect(_ core.Effect, _ *agentproc.Turn, live bool) (bool, error) {
-	if live {
-		return true, nil
-	}
+func (s *toy) Connect(core.Effect, *agentproc.Turn) (bool, error) {
 	if err := s.Spawn(s.spec); err != nil || !s.outlive {
 		return false, err
 	}
@@ -376,7 +373,7 @@ func TestStopKillsAStubbornAgent(t *testing.T) {
 // An agent that dies after the handshake, before the turn is sent to it:
 // the turn fails with the reason the session was reported FAILED with.
 func TestDeathBeforeTheTurnBegins(t *testing.T) {
-	p, sink, _ := startToy(t, handshake+"stderr bye\nexit 4\n", agentproc.Settings{}, true)
+	p, sink, _ := startToy(t, handshake+"sleep 300ms\nstderr bye\nexit 4\n", agentproc.Settings{}, true)
 	p.Handle(turn("1", "hi"))
 	failed := sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))

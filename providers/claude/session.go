@@ -134,10 +134,7 @@ func (s *session) Start(turn *agentproc.Turn, history bool) {
 // Connect implements agentproc.Protocol: Claude Code resumes or forks a
 // session by starting with --resume, so a new process comes with the
 // conversation; a refused one is started again without it.
-func (s *session) Connect(e core.Effect, turn *agentproc.Turn, live bool) (bool, error) {
-	if live {
-		return true, nil
-	}
+func (s *session) Connect(e core.Effect, turn *agentproc.Turn) (bool, error) {
 	ref, dir := agentproc.NativeRef(e), agentproc.Workspace(e)
 	if ref != "" {
 		err := s.Spawn(s.cfg.spec(dir, ref))

@@ -135,15 +135,10 @@ func (s *session) Start(turn *agentproc.Turn, history bool) {
 // Connect implements agentproc.Protocol: it starts the app-server and
 // opens the thread, resumed by its native ref when the journal has one
 // (history true), else a new one.
-func (s *session) Connect(e core.Effect, turn *agentproc.Turn, live bool) (bool, error) {
-	s.mu.Lock()
-	open := s.threadID != ""
-	s.mu.Unlock()
-	if live && open {
-		// A rollback stopped the session before its pending revert, so
-		// a live one has nothing to revert.
-		return true, nil
-	}
+//
+// A live process does not get here: the Lifecycle keeps the thread open
+// on it, and a rollback stopped the session before its pending revert.
+func (s *session) Connect(e core.Effect, turn *agentproc.Turn) (bool, error) {
 	dir := agentproc.Workspace(e)
 	if err := s.Spawn(s.cfg.spec(dir)); err != nil {
 		return false, err
