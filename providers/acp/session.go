@@ -299,7 +299,7 @@ func (s *session) spawn(dir string) error {
 // once, and SetLogger races with it unless it sees nothing until the
 // logger is set: it sees nothing until the Lifecycle reads stdout, after
 // Attach.
-func (s *session) Attach(p *agentproc.Proc) agentproc.Stdout {
+func (s *session) Attach(p *agentproc.Proc) agentproc.Conn {
 	ctx, cancel := context.WithCancel(s.out.Context())
 	in, feed := io.Pipe()
 	conn := sdk.NewClientSideConnection(&client{s: s}, p.Stdin(), in)
@@ -334,21 +334,16 @@ func (s *session) Attach(p *agentproc.Proc) agentproc.Stdout {
 		}
 		return true
 	}
-	return agentproc.Stdout{Line: line, End: func() {
-		feed.Close()
-		close(ended)
-	}}
+	return agentproc.Conn{Handshake: func(ctx context.Context) error { return s.initialize(ctx, conn) }, Line: line,
+		End: func() {
+			feed.Close()
+			close(ended)
+		}}
 }
 
-// Handshake implements agentproc.Protocol: initialize, advertising fs and
-// terminal support.
-func (s *session) Handshake(ctx context.Context) error {
-	s.mu.Lock()
-	conn := s.conn
-	s.mu.Unlock()
-	if conn == nil {
-		return agentproc.ErrExited
-	}
+// initialize is the handshake: initialize, advertising fs and terminal
+// support.
+func (s *session) initialize(ctx context.Context, conn *sdk.ClientSideConnection) error {
 	res, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
 		ClientInfo:         &sdk.Implementation{Name: "nexus", Version: "1"},
 		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}})

@@ -40,28 +40,28 @@
 //   - Agent: the profile name, the thread, the Settings, and the words
 //     its messages use for the protocol (Format, Expected, Ask).
 //   - Protocol.Connect: how a new process gets the thread's
-//     conversation. It calls Spawn with the command line (claude
-//     spawns with --resume, and again without it when that is refused;
-//     codex and acp spawn once and then resume, fork or open the
-//     conversation over the protocol). Once a Connect has succeeded,
-//     later turns go on in the live process without one.
+//     conversation. It calls Spawn with the command line (claude spawns
+//     with --resume, and again without it when that is refused; codex
+//     and acp spawn once, then resume, fork or open the conversation
+//     over the protocol). Once a Connect has succeeded, later turns go
+//     on in the live process without one.
+//   - Protocol.Attach: what it binds to a new process (a request table,
+//     an SDK connection), returned as a Conn: the handshake
+//     (initialize, answered within the deadline), how to handle one
+//     stdout line (saying whether it was a line of the protocol), and
+//     what to do when stdout ends.
 //   - Protocol.Start: how a turn is sent (a user line, turn/start,
 //     session/prompt), after resetting its per-turn state and Begin.
 //   - Protocol.Apply: the other effects (steer, interrupt, answer).
-//   - Protocol.Attach: what it binds to a new process (a request table,
-//     a JSON-RPC connection) and its Stdout: how to handle one line,
-//     saying whether it was a line of the protocol, and what to do when
-//     stdout ends.
-//   - Protocol.Handshake: initialize, answered within the deadline.
 //   - Protocol.Cancel: how to end a running turn (the first stage of
 //     Stop).
-//   - Protocol.Detach: what to drop when the process has ended.
+//   - Protocol.Detach: what to drop once the process has ended.
 //
 // Handle, Begin, Spawn and Stop run on the session's actor goroutine
-// (Check on its caller's: a check has no actor); Turn and Proc may be
-// called from any goroutine. Stdout's functions run on the reader
-// goroutine, Handshake on one of its own, the other Protocol methods on
-// the actor (Detach on the reader, once the process has ended).
+// (Check on its caller's: a check has no actor), and so do the Protocol
+// methods but Detach; Turn and Proc may be called from any goroutine.
+// The reader goroutine runs the Conn's Line and End, then Detach; the
+// handshake runs on a goroutine of its own.
 //
 // Their order, for one process:
 //
@@ -70,8 +70,9 @@
 //     the conversation, Connect readies a new one. On an error the
 //     attempt ends failed and the session is reported FAILED
 //     (Emitter.Ended), both with the error, and that is all.
-//  2. Spawn (from Connect) runs the function Start (the process),
-//     Attach, the reader goroutine, then Handshake. It ends at the first of: the answer (the session is
+//  2. Spawn (from Connect) starts the process (the function Start),
+//     calls Attach, starts the reader goroutine, then runs the Conn's
+//     handshake. It ends at the first of: the answer (the session is
 //     reported RUNNING, "claude started (pid N)"); a refusal ("claude
 //     refused initialize: ..."); garbage on stdout; the process's end
 //     ("claude exited with status 3: Error: invalid API key before
@@ -83,10 +84,10 @@
 //     to) and sends the turn to the agent. A process that ended between
 //     the handshake and Begin fails the turn there, with its exit
 //     reason. Later turns find the process live and skip step 2.
-//  4. The reader hands each stdout line to Stdout.Line; a line of the
-//     protocol is a sign of life for the watchdog. A line longer than
-//     MaxFrame, or a read error, is warned about and the process
-//     stopped. When stdout ends, Stdout.End runs, the process is
+//  4. The reader hands each stdout line to the Conn's Line; a line of
+//     the protocol is a sign of life for the watchdog. A line longer
+//     than MaxFrame, or a read error, is warned about and the process
+//     stopped. When stdout ends, the Conn's End runs, the process is
 //     reaped and Detach runs.
 //  5. An end nobody asked for (no Stop, after the handshake) ends the
 //     current turn failed with ExitReason and reports the session
@@ -98,14 +99,14 @@
 //
 // # Garbage lines
 //
-// A line Stdout.Line does not take is garbage. Before the handshake the
-// first one fails the start at once, quoting it: "codex wrote something
-// that is not app-server JSON before the handshake: "Welcome to codex";
-// is "codex app-server" really `codex app-server`?". After it, the first
-// three lines in a row are warned about on the turn and ignored; a line
-// of the protocol resets the count; the MaxGarbage'th (50) in a row ends
-// the turn failed, quoting the last one, and stops the process, which
-// is then reported FAILED.
+// A line the Conn's Line does not take is garbage. Before the handshake
+// the first one fails the start at once, quoting it: "codex wrote
+// something that is not app-server JSON before the handshake: "Welcome
+// to codex"; is "codex app-server" really `codex app-server`?". After
+// it, the first three lines in a row are warned about on the turn and
+// ignored; a line of the protocol resets the count; the MaxGarbage'th
+// (50) in a row ends the turn failed, quoting the last one, and stops
+// the process, which is then reported FAILED.
 //
 // # Registry states
 //

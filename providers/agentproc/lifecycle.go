@@ -24,15 +24,14 @@ const warnGarbage = 3
 // library made of it.
 const exitWait = 200 * time.Millisecond
 
-// ErrExited is what a Protocol's Handshake returns when the process ended
+// ErrExited is what a Conn's Handshake returns when the process ended
 // before it answered: the Lifecycle then waits for the end to be reported
 // and fails the start with the exit status and stderr.
 var ErrExited = errors.New("the agent process ended")
 
 // Protocol is what an adapter supplies to its Lifecycle: how to speak to
-// its agent. Connect, Attach, Start, Apply and Cancel run on the
-// session's actor goroutine, Handshake on one of its own, Detach on the
-// reader goroutine (as do the Stdout's functions).
+// its agent. Detach runs on the reader goroutine, the other methods on
+// the session's actor goroutine.
 type Protocol interface {
 	// Connect readies a new process for start_turn e: it calls Spawn
 	// (again after a refused resume, when resuming is a command-line
@@ -50,13 +49,9 @@ type Protocol interface {
 	// Apply runs the thread's other effects: steer, interrupt, answer.
 	Apply(e core.Effect)
 	// Attach binds the protocol to a process Spawn has just started,
-	// before its stdout is read or the handshake runs, and returns how
-	// to read that stdout.
-	Attach(p *Proc) Stdout
-	// Handshake runs the protocol's initialize on the attached process.
-	// ctx ends at the handshake deadline (or when the host stops); a
-	// refusal is an error, and ErrExited says the process ended first.
-	Handshake(ctx context.Context) error
+	// before its stdout is read, and returns the binding: the handshake
+	// and how to read stdout.
+	Attach(p *Proc) Conn
 	// Cancel asks the agent to end its running turn (interrupt,
 	// turn/interrupt, session/cancel): the first stage of Stop.
 	Cancel()
@@ -65,13 +60,18 @@ type Protocol interface {
 	Detach()
 }
 
-// Stdout is how a protocol reads one process's standard output.
-type Stdout struct {
-	// Line handles one line; false when the line is not of the protocol
-	// (garbage, see Lifecycle).
+// Conn is a protocol bound to one process (see Protocol.Attach).
+type Conn struct {
+	// Handshake runs the protocol's initialize, on a goroutine of its
+	// own. ctx ends at the handshake deadline (or when the host stops);
+	// a refusal is an error, and ErrExited says the process ended first.
+	Handshake func(ctx context.Context) error
+	// Line handles one line of stdout, on the reader goroutine; false
+	// when the line is not of the protocol (garbage, see Lifecycle).
 	Line func(line []byte) bool
-	// End, when set, runs once stdout has ended, before the process is
-	// reaped: a protocol library fed from Line sees the end of its input.
+	// End, when set, runs on the reader goroutine once stdout has ended,
+	// before the process is reaped: a protocol library fed from Line
+	// sees the end of its input.
 	End func()
 }
 
@@ -234,9 +234,9 @@ func (l *Lifecycle) Spawn(spec Spec) error {
 	l.mu.Lock()
 	l.proc, l.gone, l.hsErr, l.ready, l.held, l.stopping, l.garbage = p, gone, hs, false, false, false, 0
 	l.mu.Unlock()
-	stdout := l.proto.Attach(p)
-	go l.read(p, stdout, gone)
-	if err := l.handshake(p, gone, hs); err != nil {
+	conn := l.proto.Attach(p)
+	go l.read(p, conn, gone)
+	if err := l.handshake(p, conn, gone, hs); err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -249,12 +249,12 @@ func (l *Lifecycle) Spawn(spec Spec) error {
 
 // handshake waits for the protocol's handshake, the process's end or
 // garbage on its stdout, whichever comes first.
-func (l *Lifecycle) handshake(p *Proc, gone <-chan struct{}, hs <-chan string) error {
+func (l *Lifecycle) handshake(p *Proc, conn Conn, gone <-chan struct{}, hs <-chan string) error {
 	set := l.agent.Settings
 	ctx, cancel := context.WithTimeout(l.out.Context(), set.Handshake)
 	defer cancel()
 	res := make(chan error, 1)
-	go func() { res <- l.proto.Handshake(ctx) }()
+	go func() { res <- conn.Handshake(ctx) }()
 	fail := func(msg string) error {
 		p.Stop(nil, 0, set.Term)
 		<-gone
@@ -299,11 +299,11 @@ func stderrTail(s string) string {
 }
 
 // read reads the process's stdout until it ends, then reports the end.
-func (l *Lifecycle) read(p *Proc, stdout Stdout, gone chan struct{}) {
+func (l *Lifecycle) read(p *Proc, conn Conn, gone chan struct{}) {
 	defer close(gone)
 	sc := Lines(p.Stdout())
 	for sc.Scan() {
-		if l.line(stdout, sc.Bytes()) {
+		if l.line(conn, sc.Bytes()) {
 			p.Stop(nil, 0, l.agent.Settings.Term)
 			break
 		}
@@ -312,8 +312,8 @@ func (l *Lifecycle) read(p *Proc, stdout Stdout, gone chan struct{}) {
 		l.warn(fmt.Sprintf("%s: reading its output failed (%v); stopping it", l.agent.Name, err))
 		p.Stop(nil, 0, l.agent.Settings.Term)
 	}
-	if stdout.End != nil {
-		stdout.End()
+	if conn.End != nil {
+		conn.End()
 	}
 	l.died(p)
 }
@@ -322,8 +322,8 @@ func (l *Lifecycle) read(p *Proc, stdout Stdout, gone chan struct{}) {
 // policy; it reports whether the process should be given up on. A line
 // of the protocol is a sign of life for the turn's watchdog, whatever it
 // maps to.
-func (l *Lifecycle) line(stdout Stdout, b []byte) bool {
-	if stdout.Line(b) {
+func (l *Lifecycle) line(conn Conn, b []byte) bool {
+	if conn.Line(b) {
 		l.mu.Lock()
 		l.garbage = 0
 		t := l.turn

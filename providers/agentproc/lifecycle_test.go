@@ -34,7 +34,6 @@ type toy struct {
 	outlive bool
 
 	mu  sync.Mutex
-	p   *agentproc.Proc
 	ans chan string // the handshake's answer; closed when the process ends
 }
 
@@ -60,12 +59,13 @@ func (s *toy) Connect(core.Effect, *agentproc.Turn) (bool, error) {
 	return false, nil
 }
 
-func (s *toy) Attach(p *agentproc.Proc) agentproc.Stdout {
+func (s *toy) Attach(p *agentproc.Proc) agentproc.Conn {
 	ans := make(chan string, 1)
 	s.mu.Lock()
-	s.p, s.ans = p, ans
+	s.ans = ans
 	s.mu.Unlock()
-	return agentproc.Stdout{Line: func(b []byte) bool { return s.line(ans, b) }}
+	return agentproc.Conn{Handshake: func(ctx context.Context) error { return handshake(ctx, p, ans) },
+		Line: func(b []byte) bool { return s.line(ans, b) }}
 }
 
 func (s *toy) line(ans chan string, b []byte) bool {
@@ -92,10 +92,7 @@ func (s *toy) line(ans chan string, b []byte) bool {
 	return true
 }
 
-func (s *toy) Handshake(ctx context.Context) error {
-	s.mu.Lock()
-	p, ans := s.p, s.ans
-	s.mu.Unlock()
+func handshake(ctx context.Context, p *agentproc.Proc, ans <-chan string) error {
 	if err := p.WriteLine([]byte(`{"method":"initialize"}`)); err != nil {
 		return err
 	}
@@ -158,7 +155,7 @@ func startToy(t *testing.T, script string, set agentproc.Settings, outlive bool)
 	return p, sink, log
 }
 
-const handshake = `expect {"method":"initialize"}
+const initialize = `expect {"method":"initialize"}
 send {"answer":""}
 `
 
@@ -176,7 +173,7 @@ func ended(attempt string) func(core.Observation) bool {
 // process, which holds the history, and supersedes a turn the kernel gave
 // up on; stop_session sends the protocol's cancel to a running turn.
 func TestTurnsShareTheProcessUntilStopped(t *testing.T) {
-	p, sink, log := start(t, handshake+`expect {"prompt":"one"}
+	p, sink, log := start(t, initialize+`expect {"prompt":"one"}
 send {"text":"hello"}
 expect {"prompt":"two"}
 send {"done":true}
@@ -295,7 +292,7 @@ func TestMissingCommand(t *testing.T) {
 // session reports FAILED.
 func TestGarbageAfterTheHandshake(t *testing.T) {
 	var script strings.Builder
-	script.WriteString(handshake + "expect {\"prompt\":\"hi\"}\nraw noise a\nraw noise b\nsend {\"text\":\"still here\"}\n")
+	script.WriteString(initialize + "expect {\"prompt\":\"hi\"}\nraw noise a\nraw noise b\nsend {\"text\":\"still here\"}\n")
 	for i := 1; i <= agentproc.MaxGarbage; i++ {
 		fmt.Fprintf(&script, "raw noise %d\n", i)
 	}
@@ -327,7 +324,7 @@ func TestGarbageAfterTheHandshake(t *testing.T) {
 // An agent that dies mid-turn fails the turn and the session with its
 // exit status and stderr; the next turn starts a new process.
 func TestDeathMidTurn(t *testing.T) {
-	p, sink, _ := start(t, handshake+"expect {\"prompt\":\"hi\"}\nstderr panic: out of cheese\nexit 7\n", agentproc.Settings{})
+	p, sink, _ := start(t, initialize+"expect {\"prompt\":\"hi\"}\nstderr panic: out of cheese\nexit 7\n", agentproc.Settings{})
 	p.Handle(turn("1", "hi"))
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
 	if end.Status != core.AttemptFailed || end.Error != "toy exited with status 7: panic: out of cheese" {
@@ -346,7 +343,7 @@ func TestDeathMidTurn(t *testing.T) {
 // Stop escalates: an agent that ignores the cancel, the end of stdin and
 // SIGTERM is killed once Grace and Term have passed.
 func TestStopKillsAStubbornAgent(t *testing.T) {
-	p, sink, log := start(t, handshake+"ignore-term\nexpect {\"prompt\":\"hi\"}\nexpect {\"method\":\"cancel\"}\nsleep 60s\n",
+	p, sink, log := start(t, initialize+"ignore-term\nexpect {\"prompt\":\"hi\"}\nexpect {\"method\":\"cancel\"}\nsleep 60s\n",
 		agentproc.Settings{Handshake: 5 * time.Second, Grace: 300 * time.Millisecond, Term: 300 * time.Millisecond})
 	p.Handle(turn("1", "hi"))
 	sink.Wait(t, wait, "the turn started", agenttest.Kind(core.ObsTurnStarted))
@@ -373,7 +370,7 @@ func TestStopKillsAStubbornAgent(t *testing.T) {
 // An agent that dies after the handshake, before the turn is sent to it:
 // the turn fails with the reason the session was reported FAILED with.
 func TestDeathBeforeTheTurnBegins(t *testing.T) {
-	p, sink, _ := startToy(t, handshake+"sleep 300ms\nstderr bye\nexit 4\n", agentproc.Settings{}, true)
+	p, sink, _ := startToy(t, initialize+"sleep 300ms\nstderr bye\nexit 4\n", agentproc.Settings{}, true)
 	p.Handle(turn("1", "hi"))
 	failed := sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))

@@ -163,13 +163,12 @@ func (s *session) Connect(e core.Effect, turn *agentproc.Turn) (bool, error) {
 
 // Attach implements agentproc.Protocol: control requests are answered on
 // the process's stdin.
-func (s *session) Attach(p *agentproc.Proc) agentproc.Stdout {
-	return agentproc.Stdout{Line: func(b []byte) bool { return s.line(p, b) }}
+func (s *session) Attach(p *agentproc.Proc) agentproc.Conn {
+	return agentproc.Conn{Handshake: s.initialize, Line: func(b []byte) bool { return s.line(p, b) }}
 }
 
-// Handshake implements agentproc.Protocol: the initialize control
-// request.
-func (s *session) Handshake(ctx context.Context) error {
+// initialize is the handshake: the initialize control request.
+func (s *session) initialize(ctx context.Context) error {
 	select {
 	case _, ok := <-s.sendControl(map[string]any{"subtype": "initialize"}):
 		if !ok {

@@ -259,23 +259,18 @@ func (s *session) exitErr(when string) error {
 
 // Attach implements agentproc.Protocol: a new rpc on the process, and no
 // Codex thread until one is opened on it.
-func (s *session) Attach(p *agentproc.Proc) agentproc.Stdout {
+func (s *session) Attach(p *agentproc.Proc) agentproc.Conn {
 	r := newRPC(p)
 	s.mu.Lock()
 	s.rpc, s.threadID = r, ""
 	s.mu.Unlock()
-	return agentproc.Stdout{Line: func(b []byte) bool { return s.line(r, b) }, End: r.closeAll}
+	return agentproc.Conn{Handshake: func(ctx context.Context) error { return initialize(ctx, r) },
+		Line: func(b []byte) bool { return s.line(r, b) }, End: r.closeAll}
 }
 
-// Handshake implements agentproc.Protocol: initialize, then the
-// initialized notification.
-func (s *session) Handshake(ctx context.Context) error {
-	s.mu.Lock()
-	r := s.rpc
-	s.mu.Unlock()
-	if r == nil {
-		return agentproc.ErrExited
-	}
+// initialize is the handshake: initialize, then the initialized
+// notification.
+func initialize(ctx context.Context, r *rpc) error {
 	select {
 	case m, ok := <-r.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "nexus", "title": "nexus", "version": "1"},
 		"capabilities": map[string]any{}}):
