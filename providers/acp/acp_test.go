@@ -19,25 +19,9 @@ const wait = 10 * time.Second
 
 func fake(t *testing.T, script string, set agentproc.Settings) (providers.Provider, *agenttest.Sink, string) {
 	t.Helper()
-	bin := agenttest.Scripted(t)
-	log := filepath.Join(t.TempDir(), "agent.log")
-	sink := agenttest.NewSink()
-	if set == (agentproc.Settings{}) {
-		set = agentproc.Settings{Handshake: 5 * time.Second, Grace: 2 * time.Second, Term: 2 * time.Second}
-	}
-	p := New(context.Background(), sink, Config{Name: "gemini", Command: []string{bin, agenttest.Script("acp/" + script)},
-		Env: []string{"SCRIPTED_LOG=" + log}, Settings: set})
-	t.Cleanup(p.Close)
-	return p, sink, log
-}
-
-// stopSession stops the thread's agent and checks that it played its
-// whole script.
-func stopSession(t *testing.T, p providers.Provider, sink *agenttest.Sink, log string) {
-	t.Helper()
-	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
-	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-	agenttest.Log(t, log)
+	return agenttest.Start(t, "acp/"+script, set, func(ctx context.Context, f agenttest.Fake) providers.Provider {
+		return New(ctx, f.Sink, Config{Name: "gemini", Command: f.Command, Env: f.Env, Settings: f.Settings})
+	})
 }
 
 func turnIn(ws, run, text string) core.Effect {
@@ -91,7 +75,7 @@ func TestPromptPermissionFilesTerminalPlanUsageCancel(t *testing.T) {
 	if end.Status != core.AttemptInterrupted {
 		t.Fatalf("turn 2 ended %+v", end)
 	}
-	stopSession(t, p, sink, log)
+	agenttest.Stop(t, p, sink, log)
 }
 
 func TestLoadSessionByNativeRef(t *testing.T) {
@@ -114,7 +98,7 @@ func TestLoadSessionByNativeRef(t *testing.T) {
 	if got := sink.Text("msg1"); got != "new reply" || !usage {
 		t.Errorf("text %q, usage from _meta %v\n%s", got, usage, sink.Dump())
 	}
-	stopSession(t, p, sink, log)
+	agenttest.Stop(t, p, sink, log)
 }
 
 // TestAgentEndsTurnOnDenial: an agent that ends the turn as cancelled
@@ -130,7 +114,7 @@ func TestAgentEndsTurnOnDenial(t *testing.T) {
 	if end.Status != core.AttemptInterrupted || end.Error != "gemini ended the turn when its request was denied" {
 		t.Fatalf("turn ended %+v", end)
 	}
-	stopSession(t, p, sink, log)
+	agenttest.Stop(t, p, sink, log)
 }
 
 func TestMetaUsage(t *testing.T) {
@@ -157,25 +141,5 @@ func TestMetaUsage(t *testing.T) {
 }
 
 func TestLifecycleFailures(t *testing.T) {
-	for _, tc := range []struct {
-		script string
-		want   []string
-	}{
-		{"garbage.txt", []string{"not ACP JSON-RPC before the handshake", "Loaded cached credentials"}},
-		{"exit.txt", []string{"exited with status 3", "invalid API key", "before answering initialize"}},
-		{"hang.txt", []string{"did not answer initialize within 1s"}},
-		{"die.txt", []string{"exited with status 7", "out of cheese"}},
-	} {
-		t.Run(tc.script, func(t *testing.T) {
-			p, sink, _ := fake(t, tc.script, agentproc.Settings{Handshake: time.Second, Grace: time.Second, Term: time.Second})
-			p.Handle(turnIn(t.TempDir(), "1", "hi"))
-			end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-			for _, w := range tc.want {
-				if end.Status != core.AttemptFailed || !strings.Contains(end.Error, w) {
-					t.Errorf("turn ended %+v; the error should say %q", end, w)
-				}
-			}
-			sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
-		})
-	}
+	agenttest.FailClearly(t, "gemini", fake, "not ACP JSON-RPC before the handshake", "Loaded cached credentials")
 }

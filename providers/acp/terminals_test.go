@@ -330,7 +330,7 @@ func TestProviderOffersTheAgentsTerminal(t *testing.T) {
 		t.Fatalf("Attach: %v", err)
 	}
 	screenUntil(t, f, "\x1b[31mred\x1b[0m")
-	stopSession(t, p, sink, log)
+	agenttest.Stop(t, p, sink, log)
 	if _, ok := ts.Terminal("t1"); ok {
 		t.Fatal("a terminal after the session stopped")
 	}

@@ -156,5 +156,8 @@
 // steering messages.
 //
 // agenttest holds the adapters' test helpers: it builds the scripted
-// fake agent (testdata/agents/scripted) and records observations.
+// fake agent (testdata/agents/scripted), starts an adapter on it, plays
+// the broken agents of the failure modes above, and records
+// observations. The lifecycle's own tests drive a toy protocol on the
+// same agent (lifecycle_test.go).
 package agentproc

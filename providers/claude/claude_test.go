@@ -2,7 +2,6 @@ package claude
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,16 +18,9 @@ const wait = 10 * time.Second
 // returns the provider, the recorder and the agent's log path.
 func fake(t *testing.T, script string, set agentproc.Settings) (providers.Provider, *agenttest.Sink, string) {
 	t.Helper()
-	bin := agenttest.Scripted(t)
-	log := filepath.Join(t.TempDir(), "agent.log")
-	sink := agenttest.NewSink()
-	if set == (agentproc.Settings{}) {
-		set = agentproc.Settings{Handshake: 5 * time.Second, Grace: 2 * time.Second, Term: 2 * time.Second}
-	}
-	p := New(context.Background(), sink, Config{Name: "claude", Command: []string{bin, agenttest.Script("claude/" + script)},
-		Env: []string{"SCRIPTED_LOG=" + log}, Settings: set})
-	t.Cleanup(p.Close)
-	return p, sink, log
+	return agenttest.Start(t, "claude/"+script, set, func(ctx context.Context, f agenttest.Fake) providers.Provider {
+		return New(ctx, f.Sink, Config{Name: "claude", Command: f.Command, Env: f.Env, Settings: f.Settings})
+	})
 }
 
 func TestTurnApprovalQuestionTodosUsage(t *testing.T) {
@@ -76,9 +68,7 @@ func TestTurnApprovalQuestionTodosUsage(t *testing.T) {
 	if !sawRef || !sawPlan || !sawDone || !sawLLM {
 		t.Errorf("native ref %v, plan %v, tool done %v, usage %v\n%s", sawRef, sawPlan, sawDone, sawLLM, sink.Dump())
 	}
-	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
-	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-	agenttest.Log(t, log)
+	agenttest.Stop(t, p, sink, log)
 }
 
 func answer(key, response string) core.Effect {
@@ -107,9 +97,7 @@ func TestDenyThenInterrupt(t *testing.T) {
 		t.Errorf("denied tool node = %+v", failed)
 	}
 	sink.Wait(t, wait, "the open text closed", func(o core.Observation) bool { return o.Kind == core.ObsText && o.Key == "m2/0" && o.Final })
-	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
-	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-	agenttest.Log(t, log)
+	agenttest.Stop(t, p, sink, log)
 }
 
 func TestSteerIsAUserLineMidTurn(t *testing.T) {
@@ -125,9 +113,7 @@ func TestSteerIsAUserLineMidTurn(t *testing.T) {
 	if end.Status != core.AttemptCompleted || sink.Text("m2/t0") != "second" {
 		t.Fatalf("turn ended %+v before the steering message was answered:\n%s", end, sink.Dump())
 	}
-	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
-	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-	agenttest.Log(t, log)
+	agenttest.Stop(t, p, sink, log)
 }
 
 func TestResumeByNativeRef(t *testing.T) {
@@ -140,9 +126,7 @@ func TestResumeByNativeRef(t *testing.T) {
 	if end.Status != core.AttemptCompleted {
 		t.Fatalf("turn ended %+v", end)
 	}
-	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
-	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-	if l := agenttest.Log(t, log); !strings.Contains(l, "--resume sess-old") {
+	if l := agenttest.Stop(t, p, sink, log); !strings.Contains(l, "--resume sess-old") {
 		t.Fatalf("the CLI was not started with --resume sess-old:\n%s", l)
 	}
 }
@@ -164,9 +148,7 @@ func TestForkThroughAMessage(t *testing.T) {
 		t.Fatalf("native turn = %q, want the last main-chain message u-main-1", nt.Text)
 	}
 	sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
-	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-	if l := agenttest.Log(t, log); !strings.Contains(l, "--resume sess-src --fork-session --resume-session-at u-kept") {
+	if l := agenttest.Stop(t, p, sink, log); !strings.Contains(l, "--resume sess-src --fork-session --resume-session-at u-kept") {
 		t.Fatalf("the CLI was not started as a fork of sess-src through u-kept:\n%s", l)
 	}
 }
@@ -174,34 +156,7 @@ func TestForkThroughAMessage(t *testing.T) {
 // TestLifecycleFailures: each broken agent gives a clear error on the
 // thread within the handshake deadline, and the session ends FAILED.
 func TestLifecycleFailures(t *testing.T) {
-	for _, tc := range []struct {
-		script string
-		want   []string
-	}{
-		{"garbage.txt", []string{"not stream-json before the handshake", "this is not json at all"}},
-		{"exit.txt", []string{"exited with status 3", "invalid API key", "before answering initialize"}},
-		{"hang.txt", []string{"did not answer initialize within 1s"}},
-		{"die.txt", []string{"exited with status 7", "out of cheese"}},
-	} {
-		t.Run(tc.script, func(t *testing.T) {
-			p, sink, _ := fake(t, tc.script, agentproc.Settings{Handshake: time.Second, Grace: time.Second, Term: time.Second})
-			start := time.Now()
-			p.Handle(agenttest.StartTurn("t1", "claude", "hi"))
-			end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-			if end.Status != core.AttemptFailed {
-				t.Fatalf("turn ended %+v", end)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(end.Error, w) {
-					t.Errorf("error %q does not say %q", end.Error, w)
-				}
-			}
-			sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("it took %s to report the failure", d)
-			}
-		})
-	}
+	agenttest.FailClearly(t, "claude", fake, "not stream-json before the handshake", "this is not json at all")
 }
 
 func TestMissingCommandSaysWhatToInstall(t *testing.T) {

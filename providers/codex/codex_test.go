@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,25 +16,9 @@ const wait = 10 * time.Second
 
 func fake(t *testing.T, script string, set agentproc.Settings) (providers.Provider, *agenttest.Sink, string) {
 	t.Helper()
-	bin := agenttest.Scripted(t)
-	log := filepath.Join(t.TempDir(), "agent.log")
-	sink := agenttest.NewSink()
-	if set == (agentproc.Settings{}) {
-		set = agentproc.Settings{Handshake: 5 * time.Second, Grace: 2 * time.Second, Term: 2 * time.Second}
-	}
-	p := New(context.Background(), sink, Config{Name: "codex", Command: []string{bin, agenttest.Script("codex/" + script)},
-		Env: []string{"SCRIPTED_LOG=" + log}, Settings: set})
-	t.Cleanup(p.Close)
-	return p, sink, log
-}
-
-// stopAndCheck stops the session and checks the scripted agent saw every
-// frame it expected.
-func stopAndCheck(t *testing.T, p providers.Provider, sink *agenttest.Sink, log string) {
-	t.Helper()
-	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})
-	sink.Wait(t, wait, "STOPPED", agenttest.Kind(core.ObsSessionState, core.SessStopped))
-	agenttest.Log(t, log)
+	return agenttest.Start(t, "codex/"+script, set, func(ctx context.Context, f agenttest.Fake) providers.Provider {
+		return New(ctx, f.Sink, Config{Name: "codex", Command: f.Command, Env: f.Env, Settings: f.Settings})
+	})
 }
 
 func effect(kind, key string, attempt int) core.Effect {
@@ -102,7 +85,7 @@ func TestTurnsApprovalPlanSteerQuestionInterrupt(t *testing.T) {
 			t.Errorf("steer effect = %+v", o)
 		}
 	}
-	stopAndCheck(t, p, sink, log)
+	agenttest.Stop(t, p, sink, log)
 }
 
 func TestResumeAndMissingSteer(t *testing.T) {
@@ -124,31 +107,11 @@ func TestResumeAndMissingSteer(t *testing.T) {
 	if end.Status != core.AttemptFailed || !strings.Contains(end.Error, "stream disconnected before completion") {
 		t.Fatalf("turn ended %+v", end)
 	}
-	stopAndCheck(t, p, sink, log)
+	agenttest.Stop(t, p, sink, log)
 }
 
 func TestLifecycleFailures(t *testing.T) {
-	for _, tc := range []struct {
-		script string
-		want   []string
-	}{
-		{"garbage.txt", []string{"not app-server JSON before the handshake", "Welcome to codex"}},
-		{"exit.txt", []string{"exited with status 3", "invalid API key", "before answering initialize"}},
-		{"hang.txt", []string{"did not answer initialize within 1s"}},
-		{"die.txt", []string{"exited with status 7", "out of cheese"}},
-	} {
-		t.Run(tc.script, func(t *testing.T) {
-			p, sink, _ := fake(t, tc.script, agentproc.Settings{Handshake: time.Second, Grace: time.Second, Term: time.Second})
-			p.Handle(agenttest.StartTurn("t1", "codex", "hi"))
-			end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-			for _, w := range tc.want {
-				if end.Status != core.AttemptFailed || !strings.Contains(end.Error, w) {
-					t.Errorf("turn ended %+v; the error should say %q", end, w)
-				}
-			}
-			sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
-		})
-	}
+	agenttest.FailClearly(t, "codex", fake, "not app-server JSON before the handshake", "Welcome to codex")
 }
 
 // A rollback's pending revert: the resumed thread is reverted to before
@@ -166,7 +129,7 @@ func TestRevertBeforeTheNextTurn(t *testing.T) {
 	if nt := sink.Wait(t, wait, "the native turn", agenttest.Kind(core.ObsNativeTurn)); nt.Text != "tu-9" {
 		t.Fatalf("native turn %q, want tu-9", nt.Text)
 	}
-	stopAndCheck(t, p, sink, log)
+	agenttest.Stop(t, p, sink, log)
 }
 
 // A fork's first turn with a native fork point: thread/fork through that
@@ -180,7 +143,7 @@ func TestForkOpensACodexFork(t *testing.T) {
 		t.Fatalf("native ref = %q, want the forked thread th-fork", ref.Text)
 	}
 	sink.Wait(t, wait, "turn started", agenttest.Kind(core.ObsTurnStarted))
-	stopAndCheck(t, p, sink, log)
+	agenttest.Stop(t, p, sink, log)
 }
 
 // A codex that cannot revert or fork: the thread is told (a failed
@@ -209,7 +172,7 @@ func TestRevertOrForkRefusedStartsANewThread(t *testing.T) {
 				t.Fatalf("native ref = %q, want the new thread th-new", ref.Text)
 			}
 			sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-			stopAndCheck(t, p, sink, log)
+			agenttest.Stop(t, p, sink, log)
 		})
 	}
 }
