@@ -105,7 +105,7 @@ func (s *server) readCapped(rel string) ([]byte, error) {
 }
 
 func (s *server) writeFile(_ context.Context, a Args, r *Result, emit emitFunc) error {
-	rel, err := s.ws.resolve(a.Path)
+	rel, err := s.ws.resolveWrite(a.Path)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func (s *server) writeFile(_ context.Context, a Args, r *Result, emit emitFunc) 
 }
 
 func (s *server) editFile(_ context.Context, a Args, r *Result, emit emitFunc) error {
-	rel, err := s.ws.resolve(a.Path)
+	rel, err := s.ws.resolveWrite(a.Path)
 	if err != nil {
 		return err
 	}

@@ -20,9 +20,14 @@ type workspace struct {
 	root  string // canonical: EvalSymlinks of the given directory
 	given string // as given (cleaned, absolute), for absolute request paths
 	fsys  *os.Root
+	// deny are directories no step may touch even inside the workspace
+	// (nexus's state dir: its journal, socket and checkpoints), canonical.
+	deny []string
 }
 
-func openWorkspace(dir string) (*workspace, error) {
+// openWorkspace opens dir, confining every path to it and refusing the
+// directories in deny (they may lie inside it, or not exist yet).
+func openWorkspace(dir string, deny ...string) (*workspace, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("%w: the worker needs --workspace DIR", ErrUsage)
 	}
@@ -45,7 +50,61 @@ func openWorkspace(dir string) (*workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workers: workspace %q: %w", dir, err)
 	}
-	return &workspace{root: root, given: abs, fsys: fsys}, nil
+	w := &workspace{root: root, given: abs, fsys: fsys}
+	for _, d := range deny {
+		if d == "" {
+			continue
+		}
+		d, err := filepath.Abs(d)
+		if err != nil {
+			fsys.Close()
+			return nil, fmt.Errorf("workers: denied directory %q: %w", d, err)
+		}
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
+		w.deny = append(w.deny, d)
+	}
+	return w, nil
+}
+
+// denied returns the denied directory that holds the canonical path
+// full, or "".
+func (w *workspace) denied(full string) string {
+	for _, d := range w.deny {
+		if within(d, full) {
+			return d
+		}
+	}
+	return ""
+}
+
+// hasGitDir reports whether a workspace-relative path has a .git
+// component (compared without case, as a case-insensitive file system
+// would).
+func hasGitDir(rel string) bool {
+	for _, c := range strings.Split(filepath.ToSlash(rel), "/") {
+		if strings.EqualFold(c, ".git") {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveWrite is resolve for a step that writes: on top of resolve's
+// rules it refuses any path with a .git component, resolved, so neither
+// an existing repository's config, hooks or attributes nor a new
+// repository can be planted (git runs what its config names, and nexus
+// runs git on the workspace).
+func (w *workspace) resolveWrite(p string) (string, error) {
+	rel, err := w.resolve(p)
+	if err != nil {
+		return "", err
+	}
+	if hasGitDir(rel) {
+		return "", refusef("refused path %q: it is inside a .git directory (%s); an agent may not write a repository's own files", p, display(rel))
+	}
+	return rel, nil
 }
 
 func (w *workspace) close() error { return w.fsys.Close() }
@@ -111,7 +170,11 @@ func (w *workspace) resolve(p string) (string, error) {
 	if !within(w.root, real) {
 		return "", refusef("refused path %q: a symlink on it leads outside the workspace (to %s)", p, real)
 	}
-	rel, err := filepath.Rel(w.root, filepath.Join(real, rest))
+	full := filepath.Join(real, rest)
+	if d := w.denied(full); d != "" {
+		return "", refusef("refused path %q: it is inside nexus's state dir %s", p, d)
+	}
+	rel, err := filepath.Rel(w.root, full)
 	if err != nil {
 		return "", fmt.Errorf("path %q: %w", p, err)
 	}

@@ -143,6 +143,15 @@
 // run_command's cwd is confined the same way; the command itself is not
 // (it is a shell): the approval policy governs it.
 //
+// Two more rules, checked on the resolved path. write_file and edit_file
+// refuse any path with a .git component (any case): a repository's
+// config, hooks and attributes name programs git runs, and nexus runs git
+// on the workspace, so a write there would turn a write approval into
+// command execution; a new .git under the workspace is refused the same
+// way. And every step refuses the directories given with --deny (the host
+// passes its state dir: journal, socket, checkpoints), even when they lie
+// inside the workspace, as when nexus runs in $HOME; search skips them.
+//
 // # Ignore files
 //
 // search reads .git/info/exclude and every .gitignore on its way;

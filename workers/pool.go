@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,9 @@ type PoolConfig struct {
 	Env []string
 	// Workspace is used by steps that name none.
 	Workspace string
+	// Deny are directories no step may read or write, even inside a
+	// workspace (the host's state dir); each worker gets --deny DIR.
+	Deny []string
 	// Max caps worker processes, and so concurrent steps (4).
 	Max int
 	// Key signs capability tokens (default: NewKey()). It reaches
@@ -71,6 +75,9 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 			return nil, fmt.Errorf("workers: find the nexus executable for workers: %w", err)
 		}
 		cfg.Command = []string{exe, "worker"}
+	}
+	for _, d := range cfg.Deny {
+		cfg.Command = append(slices.Clone(cfg.Command), "--deny", d)
 	}
 	if cfg.Max <= 0 {
 		cfg.Max = 4

@@ -67,7 +67,7 @@ func (s *server) search(ctx context.Context, a Args, r *Result, _ emitFunc) erro
 			return nil // unreadable entries are skipped, not fatal
 		}
 		if d.IsDir() {
-			if p != start && (d.Name() == ".git" || ig.ignored(p, true)) {
+			if p != start && (d.Name() == ".git" || ig.ignored(p, true) || s.ws.denied(filepath.Join(s.ws.root, p)) != "") {
 				return fs.SkipDir
 			}
 			loadIgnore(p)

@@ -20,6 +20,9 @@ import (
 type Config struct {
 	// Workspace is the directory every path is confined to.
 	Workspace string
+	// Deny are directories no step may read or write, even inside the
+	// workspace: the host passes its state dir.
+	Deny []string
 	// Key checks capability tokens. A worker without a key refuses
 	// every step.
 	Key []byte
@@ -100,7 +103,7 @@ type server struct {
 // own goroutine; out is written by one frame at a time.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config) error {
 	cfg = cfg.withDefaults()
-	ws, err := openWorkspace(cfg.Workspace)
+	ws, err := openWorkspace(cfg.Workspace, cfg.Deny...)
 	if err != nil {
 		return err
 	}
@@ -343,7 +346,9 @@ func RunProcess(ctx context.Context, args []string, stdin io.Reader, stdout io.W
 	fs.SetOutput(io.Discard)
 	ws := fs.String("workspace", "", "workspace directory")
 	keyFD := fs.Int("key-fd", 3, "fd the capability key is read from")
-	const usage = "nexus worker --workspace DIR [--key-fd N] (started by the nexus host)"
+	var deny denyList
+	fs.Var(&deny, "deny", "a directory no step may touch (repeatable)")
+	const usage = "nexus worker --workspace DIR [--deny DIR]... [--key-fd N] (started by the nexus host)"
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrUsage, usage, err)
 	}
@@ -354,5 +359,15 @@ func RunProcess(ctx context.Context, args []string, stdin io.Reader, stdout io.W
 	if err != nil {
 		return err
 	}
-	return Serve(ctx, stdin, stdout, Config{Workspace: *ws, Key: key})
+	return Serve(ctx, stdin, stdout, Config{Workspace: *ws, Deny: deny, Key: key})
+}
+
+// denyList collects repeated --deny flags.
+type denyList []string
+
+func (d *denyList) String() string { return strings.Join(*d, ",") }
+
+func (d *denyList) Set(v string) error {
+	*d = append(*d, v)
+	return nil
 }

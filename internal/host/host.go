@@ -53,7 +53,7 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 	if err != nil {
 		return nil, err
 	}
-	pool, err := workers.NewPool(workers.PoolConfig{})
+	pool, err := workers.NewPool(workers.PoolConfig{Deny: []string{dir}})
 	if err != nil {
 		st.Close()
 		return nil, err
