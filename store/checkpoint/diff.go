@@ -90,7 +90,7 @@ func (m *Manager) diffStats(ctx context.Context, w *ws, d *Diff) error {
 	index := map[string]int{}
 	wantPath := false
 	var status string
-	return m.scan(ctx, w.cmd("diff checkpoints", "", "diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat",
+	return m.scan(ctx, w.cmd("diff checkpoints", "", "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--raw", "--numstat",
 		"--relative", d.From, d.To), func(rec []byte) error {
 		switch {
 		case wantPath:

@@ -155,6 +155,35 @@
 // gitlinks; a restore could not bring their files back anyway).
 // Submodules are recorded as gitlinks; their files are not restored.
 //
+// # Git never runs what a repository names
+//
+// An agent that may write files or run commands can edit a repository's
+// configuration, attributes or hooks, and git runs programs those name.
+// Every git process of this package therefore starts with settings that
+// win over every configuration file (safegit.go), each tested by planting
+// it (safegit_test.go):
+//   - core.fsmonitor=false: the fsmonitor query hook (ls-files,
+//     update-index, status).
+//   - core.hooksPath=/dev/null: every hook, post-index-change and
+//     post-checkout (worktree add) among them.
+//   - filter.<name>.clean, .smudge and .process emptied and .required
+//     false, for every filter the configuration defines, its includes
+//     followed: filter names are free-form, so `git config --list` is read
+//     first and again whenever a file it came from changes.
+//   - --no-ext-diff and --no-textconv on every diff: no diff.external,
+//     diff.<driver>.command or textconv program.
+//   - core.sshCommand, core.askPass, credential.helper,
+//     protocol.allow=never, uploadpack.packObjectsHook and
+//     core.alternateRefsCommand: no transport or credential program, for
+//     commands that never need one.
+//   - GIT_CONFIG_NOSYSTEM and GIT_ATTR_NOSYSTEM: no system-wide
+//     configuration or attributes; every other GIT_ variable of the
+//     environment is dropped (keepEnv).
+//
+// Workers refuse an agent's writes into any .git directory in the first
+// place (workers/doc.go); these settings cover what an approved command
+// may have changed, and the user's own configuration.
+//
 // # Workspaces
 //
 // A workspace inside a git work tree uses that repository (a linked

@@ -362,8 +362,9 @@ func fsckConnected(t *testing.T, dir string) {
 
 // TestSteadyStateProcesses: once a thread's tip and HEAD are known, a
 // capture runs three git processes: ls-files, update-index and
-// update-ref. The first one also looks the refs up (cat-file) and counts
-// its changes with diff-tree.
+// update-ref. The first one also looks the refs up (cat-file), counts
+// its changes with diff-tree and reads the repository's configuration
+// once for the filters it must disable (config; safegit.go).
 func TestSteadyStateProcesses(t *testing.T) {
 	repo := newRepo(t)
 	makeFiles(t, repo, 300)
@@ -386,7 +387,7 @@ func TestSteadyStateProcesses(t *testing.T) {
 		sort.Strings(ran)
 		want := []string{"ls-files", "update-index", "update-ref"}
 		if i == 0 {
-			want = []string{"cat-file", "diff-tree", "ls-files", "rev-parse", "update-index", "update-ref"}
+			want = []string{"cat-file", "config", "diff-tree", "ls-files", "rev-parse", "update-index", "update-ref"}
 		}
 		if !eq(ran, want) {
 			t.Errorf("capture %d ran git %v, want %v", i, ran, want)

@@ -55,7 +55,11 @@ type Manager struct {
 
 	mu    sync.Mutex
 	locks map[string]*wsLock // canonical workspace path -> its lock
-	sweep sync.Once          // temporary and kept indexes left by a crash or restart are removed once
+	// filters are the filter-disabling settings of each repository
+	// (safegit.go), by command directory and environment.
+	filterMu sync.Mutex
+	filters  map[string]*filterSet
+	sweep    sync.Once // temporary and kept indexes left by a crash or restart are removed once
 	// resolved remembers what each workspace path resolved to (an
 	// immutable *ws), checked with a stat on every use.
 	resolved map[string]*ws
@@ -220,10 +224,14 @@ func (m *Manager) scan(ctx context.Context, c cmd, fn func(rec []byte) error) er
 // On context end, or when read fails, the whole group is killed (git
 // may run filters or hooks as children) and reaped.
 func (m *Manager) exec(ctx context.Context, c cmd, read func(io.Reader) error) error {
-	args := append(append([]string(nil), gitConfig...), c.args...)
+	off, err := m.filterOff(ctx, c)
+	if err != nil {
+		return err
+	}
+	args := append(append(append(append([]string(nil), neutralConfig...), off...), gitConfig...), c.args...)
 	x := exec.CommandContext(ctx, m.opts.Git, args...)
 	x.Dir = c.dir
-	x.Env = append(append([]string(nil), baseEnv()...), c.env...)
+	x.Env = append(append(append([]string(nil), baseEnv()...), neutralEnv...), c.env...)
 	x.Stdin = c.stdin
 	stderr := &tailBuffer{max: 8 << 10}
 	x.Stderr = stderr
