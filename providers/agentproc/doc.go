@@ -77,8 +77,9 @@
 //     refused initialize: ..."); garbage on stdout; the process's end
 //     ("claude exited with status 3: Error: invalid API key before
 //     answering initialize"); the deadline ("claude did not answer
-//     initialize within 1m0s; its stderr ends: ..."). A failed start
-//     stops the process and waits for its end before Spawn returns.
+//     initialize within 1m0s; its stderr ends: ..."). A process that
+//     ends as it answers fails the start too. A failed start stops the
+//     process and waits for its end before Spawn returns.
 //  3. Protocol.Start resets its per-turn state, calls Begin (the turn
 //     becomes the one warnings, the watchdog and the process's end go
 //     to) and sends the turn to the agent. A process that ended between

@@ -117,7 +117,7 @@ type Lifecycle struct {
 	stopping bool        // Stop was called: the end is Stop's to report
 	hsErr    chan string // garbage before the handshake fails it
 	garbage  int         // lines in a row that were not of the protocol
-	ended    string      // why the last process ended, when it was reported
+	last     *Proc       // the last process that ended
 	turn     *Turn
 }
 
@@ -183,19 +183,16 @@ func (l *Lifecycle) open(e core.Effect) (t *Turn, history bool) {
 // Begin makes t the current turn: the one warnings, the watchdog's kicks
 // and the process's end go to. The protocol's Start calls it once it has
 // reset its own state for the turn, before it sends the turn to the
-// agent. When the process Connect readied has ended since, Begin ends t failed with the
-// reason and returns false: the end was reported on the turn before.
-// Once Begin returns true, an end of the process is this turn's, so an
-// adapter that then finds no process (or connection) just returns.
+// agent. When the process has ended since it was readied, Begin ends t
+// failed with the reason and returns false: the end was reported on the
+// turn before. Once Begin returns true, an end of the process is this
+// turn's, so a Start that then finds no process (or connection) just
+// returns.
 func (l *Lifecycle) Begin(t *Turn) bool {
 	l.mu.Lock()
-	if l.gone != nil && l.proc == nil {
-		reason := l.ended
+	if last := l.last; l.proc == nil && last != nil {
 		l.mu.Unlock()
-		if reason == "" {
-			reason = l.agent.Name + " ended before the turn began"
-		}
-		t.End(core.AttemptFailed, reason)
+		t.End(core.AttemptFailed, last.ExitReason())
 		return false
 	}
 	l.turn = t
@@ -240,8 +237,15 @@ func (l *Lifecycle) Spawn(spec Spec) error {
 		return err
 	}
 	l.mu.Lock()
-	l.ready = true
+	alive := l.proc == p
+	l.ready = alive
 	l.mu.Unlock()
+	if !alive {
+		// It ended as it answered, before it was ready: its end is this
+		// start's to report.
+		<-gone
+		return errors.New(p.ExitReason() + " right after answering initialize")
+	}
 	l.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: l.agent.Thread, Status: core.SessRunning,
 		Text: fmt.Sprintf("%s started (pid %d)", l.agent.Name, p.Pid())})
 	return nil
@@ -372,23 +376,18 @@ func (l *Lifecycle) died(p *Proc) {
 	<-p.Done()
 	p.Close()
 	l.mu.Lock()
-	current, report := l.proc == p, l.ready && !l.stopping
-	l.mu.Unlock()
-	if !current {
+	if l.proc != p {
+		l.mu.Unlock()
 		return
 	}
-	reason := ""
-	if report {
-		reason = p.ExitReason()
-	}
-	l.mu.Lock()
-	t := l.turn
-	l.proc, l.ready, l.ended = nil, false, reason
+	report, t := l.ready && !l.stopping, l.turn
+	l.proc, l.ready, l.last = nil, false, p
 	l.mu.Unlock()
 	l.proto.Detach()
 	if !report {
 		return
 	}
+	reason := p.ExitReason()
 	run := ""
 	if t != nil {
 		run = t.E.Run

@@ -383,3 +383,19 @@ func TestDeathBeforeTheTurnBegins(t *testing.T) {
 		}
 	}
 }
+
+// An agent that exits as it answers the handshake: whatever the
+// lifecycle sees first (the answer, the end, or both before the turn
+// begins), the turn fails with the exit status and the session is
+// reported FAILED; it never hangs.
+func TestExitAsItAnswers(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		p, sink, _ := start(t, initialize+"stderr bye\nexit 4\n", agentproc.Settings{})
+		p.Handle(turn("1", "hi"))
+		end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
+		if end.Status != core.AttemptFailed || !strings.HasPrefix(end.Error, "toy exited with status 4: bye") {
+			t.Errorf("turn ended %+v", end)
+		}
+		sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
+	}
+}
