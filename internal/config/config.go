@@ -16,6 +16,7 @@ var (
 	Kinds     = []string{"acp", "codex", "claude", "shell"}
 	Themes    = []string{"dark", "light", "high-contrast", "none"}
 	Approvals = []string{"ask", "allow-writes", "allow-commands", "allow-all"}
+	HostModes = []string{"background", "inline"}
 )
 
 // MaxBytes bounds the file: a config is a few hundred bytes, and a huge
@@ -33,6 +34,13 @@ type Config struct {
 	Theme string
 	// Profiles are the file's profiles, sorted by name.
 	Profiles []Profile
+	// HostMode is [host] mode: "background" (a host process that
+	// outlives the UI and the commands), "inline" (the first nexus on a
+	// state dir hosts in process), or "" when the file says nothing.
+	HostMode string
+	// HostLinger is [host] linger as written ("10m", "0", "never"), or
+	// "" when the file says nothing; ParseLinger reads it.
+	HostLinger string
 }
 
 // Profile is one [profiles.NAME] table.

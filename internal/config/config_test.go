@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readyMade is the registry's ready-made profiles, as internal/host
@@ -112,7 +113,7 @@ func TestErrors(t *testing.T) {
 			`config /c.toml:4: profiles.x.kind "acpp" is not one of acp, codex, claude, shell`},
 		{"theme = \"solarized\"\n", `config /c.toml:1: theme "solarized" is not one of dark, light, high-contrast, none`},
 		{"theme = 3\n", `config /c.toml:1: theme is an integer; use one of "dark", "light", "high-contrast", "none"`},
-		{"them = \"dark\"\n", `config /c.toml:1: unknown key them; the file has theme = "..." and [profiles.NAME] tables`},
+		{"them = \"dark\"\n", `config /c.toml:1: unknown key them; the file has theme = "...", a [host] table and [profiles.NAME] tables`},
 		{"[profiles.claude]\n\nmodle = \"opus\"\n",
 			`config /c.toml:3: unknown key profiles.claude.modle; a profile has kind, command, env, model and approval`},
 		{"[profiles.x]\ncommand = [\"x\"]\n",
@@ -158,6 +159,30 @@ func TestErrors(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%q:\n got  %s\n want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// The [host] table: its two keys, checked, with a clear error naming the
+// key for a bad value.
+func TestHostTable(t *testing.T) {
+	cfg, err := Parse("/c.toml", []byte("[host]\nmode = \"inline\"\nlinger = \"90s\"\n"), nil)
+	if err != nil || cfg.HostMode != "inline" || cfg.HostLinger != "90s" {
+		t.Fatalf("parse: %+v %v", cfg, err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"[host]\nmode = \"detached\"\n", "host.mode"},
+		{"[host]\nlinger = \"soon\"\n", "linger \"soon\" is not a duration"},
+		{"[host]\nlingr = \"1m\"\n", "unknown key host.lingr"},
+		{"host = 3\n", "write it as a table: [host]"},
+	} {
+		if _, err := Parse("/c.toml", []byte(tc.file), nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.file, err, tc.want)
+		}
+	}
+	for in, want := range map[string]time.Duration{"never": -1, "0": 0, "10m": 10 * time.Minute} {
+		if got, err := ParseLinger(in); err != nil || got != want {
+			t.Errorf("ParseLinger(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 }

@@ -11,6 +11,10 @@
 //
 //	theme = "light"            # dark, light, high-contrast or none
 //
+//	[host]
+//	mode = "background"        # or "inline": the first nexus hosts in process
+//	linger = "10m"             # after the last client and live work; "0", "never"
+//
 //	[profiles.codex]           # a ready-made name: overrides its settings
 //	model = "gpt-5-codex"
 //	approval = "allow-writes"

@@ -60,6 +60,10 @@ func Parse(path string, data []byte, readyMade map[string]string) (*Config, erro
 				return nil, err
 			}
 			cfg.Theme = s
+		case "host":
+			if err := p.host(v, cfg); err != nil {
+				return nil, err
+			}
 		case "profiles":
 			tbl, ok := v.(map[string]any)
 			if !ok {
@@ -73,11 +77,58 @@ func Parse(path string, data []byte, readyMade map[string]string) (*Config, erro
 				cfg.Profiles = append(cfg.Profiles, prof)
 			}
 		default:
-			return nil, p.errf([]string{k}, "unknown key %s; the file has theme = \"...\" and [profiles.NAME] tables", keyString([]string{k}))
+			return nil, p.errf([]string{k}, "unknown key %s; the file has theme = \"...\", a [host] table and [profiles.NAME] tables", keyString([]string{k}))
 		}
 	}
 	sort.Slice(cfg.Profiles, func(i, j int) bool { return cfg.Profiles[i].Name < cfg.Profiles[j].Name })
 	return cfg, nil
+}
+
+// host checks the [host] table: mode and linger.
+func (p *parser) host(v any, cfg *Config) error {
+	at := []string{"host"}
+	tbl, ok := v.(map[string]any)
+	if !ok {
+		return p.errf(at, "host is %s; write it as a table: [host]", typeName(v))
+	}
+	for _, k := range p.keys(tbl, at) {
+		key := []string{"host", k}
+		var err error
+		switch k {
+		case "mode":
+			cfg.HostMode, err = p.str(tbl[k], key, HostModes)
+		case "linger":
+			var s string
+			if s, err = p.str(tbl[k], key, nil); err == nil {
+				if _, perr := ParseLinger(s); perr != nil {
+					err = p.errf(key, "%s: %v", keyString(key), perr)
+				}
+				cfg.HostLinger = s
+			}
+		default:
+			err = p.errf(key, "unknown key %s; [host] has mode and linger", keyString(key))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ParseLinger reads a linger setting: a Go duration ("10m", "90s"), "0"
+// (stop as soon as nothing needs the host) or "never" (-1).
+func ParseLinger(s string) (time.Duration, error) {
+	switch s {
+	case "never":
+		return -1, nil
+	case "0":
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("linger %q is not a duration such as \"10m\", \"0\" or \"never\"", s)
+	}
+	return d, nil
 }
 
 // profile checks one [profiles.NAME] table.
