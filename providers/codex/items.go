@@ -36,12 +36,6 @@ func (s *session) line(r *rpc, b []byte) bool {
 	return true
 }
 
-func (s *session) warn(text string) {
-	if t := s.Turn(); t != nil {
-		t.Obs(core.Observation{Kind: core.ObsWarning, Text: text})
-	}
-}
-
 // item is the union of the item fields nexus reads.
 type item struct {
 	Type             string          `json:"type"`
