@@ -295,10 +295,10 @@ func (s *session) spawn(dir string) error {
 }
 
 // Attach implements agentproc.Protocol: an SDK connection on the
-// process, fed by the lines the Lifecycle reads. Its reader starts at
-// once, and SetLogger races with it unless it sees nothing until the
-// logger is set: it sees nothing until the Lifecycle reads stdout, after
-// Attach.
+// process, fed by the lines the Lifecycle reads. The SDK's reader starts
+// at once and races with SetLogger unless it reads nothing before the
+// logger is set; it reads only what Line feeds it, and the Lifecycle
+// reads stdout only once Attach has returned.
 func (s *session) Attach(p *agentproc.Proc) agentproc.Conn {
 	ctx, cancel := context.WithCancel(s.out.Context())
 	in, feed := io.Pipe()
