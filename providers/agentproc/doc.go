@@ -9,7 +9,8 @@
 // messages (ExitReason: "claude exited with status 3: Error: invalid API
 // key"). Spec.Home, when set, isolates HOME and the XDG directories (the
 // tests use it through the environment instead). A command not on PATH
-// fails with ErrNotFound and the profile's install advice.
+// fails with ErrNotFound and the profile's install advice; a Spec with
+// no command fails saying so ("gemini: no command configured").
 //
 // Stop escalates on deadlines: the protocol's own cancel (interrupt
 // control request, turn/interrupt, session/cancel) and the end of stdin
@@ -19,8 +20,9 @@
 //
 // # Sessions and the Runtime
 //
-// An adapter implements Session (one agent process serving one nexus
-// thread); Runtime is the providers.Provider that routes each effect to
+// A Session is one agent process serving one nexus thread: the shell
+// implements its own, the external agents' is their Lifecycle (below).
+// Runtime is the providers.Provider that routes each effect to
 // its thread's session. Each session has an actor goroutine with an
 // unbounded queue, so Handle never blocks the Runner and effects of one
 // thread run in order; start_turn may block that actor for the bounded
@@ -133,13 +135,12 @@
 //
 // Handshake bounds a start (default 60 s), Grace and Term a stop, and
 // Silence a quiet turn. The host keeps serving other threads meanwhile:
-// each thread has its own actor.
-//
-// Deadlines come from the environment (SettingsFromEnv):
-// NEXUS_AGENT_HANDSHAKE, NEXUS_AGENT_SILENCE (0 disables),
-// NEXUS_AGENT_STOP_GRACE, NEXUS_AGENT_STOP_TERM. A profile's command line
-// is overridden by NEXUS_<PROFILE>_COMMAND (CommandEnv), words split on
-// spaces, and wins over a command from the config file (internal/host).
+// each thread has its own actor. The deadlines come from the
+// environment (SettingsFromEnv): NEXUS_AGENT_HANDSHAKE,
+// NEXUS_AGENT_SILENCE (0 disables), NEXUS_AGENT_STOP_GRACE,
+// NEXUS_AGENT_STOP_TERM. A profile's command line is overridden by
+// NEXUS_<PROFILE>_COMMAND (CommandEnv), words split on spaces, which
+// wins over a command from the config file (internal/host).
 //
 // # Resume refs
 //
