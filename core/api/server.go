@@ -29,6 +29,7 @@ var (
 type Server struct {
 	backend core.Backend
 	info    HostInfo
+	admin   Admin // nil: host.status and host.stop are not served
 
 	mu       sync.Mutex
 	conns    map[net.Conn]struct{} // open connections, closed on shutdown
@@ -370,9 +371,12 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		return subscribeResult{State: wireState(sub.State)}, newStream(NotifyEvent, sub.Events, sub.Err, cancel), nil
 	case MethodTermAttach, MethodTermInput, MethodTermResize:
 		return s.dispatchTerm(ctx, method, params)
+	case MethodHostStatus, MethodHostStop, MethodHostVerify, MethodHostExport:
+		res, err := s.dispatchAdmin(ctx, method, params)
+		return res, nil, err
 	default:
 		return nil, nil, &wireError{Code: CodeMethodNotFound, Message: fmt.Sprintf(
-			"unknown method %.64q: use hello, submit, state, subscribe, term.attach, term.input or term.resize", method)}
+			"unknown method %.64q: use hello, submit, state, subscribe, term.attach, term.input, term.resize, host.status, host.stop, host.verify or host.export", method)}
 	}
 }
 

@@ -56,7 +56,8 @@ const usageText = `usage: nexus [--state-dir DIR] [--theme dark|light|high-contr
 
 commands:
   (none) | tui          full-screen UI
-  serve                 host with no UI until SIGTERM
+  serve                 host with no UI until SIGTERM (nexus starts a background one itself)
+  host status|stop      the background host: what it runs; stop it [--force]
   thread new|list|show|fork|archive|rename
   send THREAD TEXT [--mode auto|steer|restart|queue]
   queue THREAD list|hold|release|remove [RUN]
@@ -130,6 +131,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdTUI(ctx, args)
 	case "serve":
 		return a.cmdServe(ctx, args)
+	case "host":
+		return a.cmdHost(ctx, args)
 	case "thread":
 		return a.cmdThread(ctx, args)
 	case "send":

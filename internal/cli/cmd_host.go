@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -23,7 +25,9 @@ import (
 
 func (a *app) cmdServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	if _, err := parseArgs(fs, args, 0, 0, "nexus serve"); err != nil {
+	background := fs.Bool("background", false, "run as a background host: stay while clients or live work need it, then linger and exit (started by nexus itself)")
+	readyFD := fs.Int("ready-fd", 0, "write \"ready\" to this inherited file descriptor once serving")
+	if _, err := parseArgs(fs, args, 0, 0, "nexus serve [--background]"); err != nil {
 		return err
 	}
 	dir, err := a.resolveStateDir()
@@ -34,20 +38,57 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	linger := time.Duration(-1)
+	if *background {
+		if linger, err = a.hostLinger(); err != nil {
+			return err
+		}
+		// Its own session already has no terminal; a stray SIGHUP from
+		// the session that started it must not stop it either.
+		signal.Ignore(syscall.SIGHUP)
+	}
 	h, err := host.Start(dir, time.Second, cfg, false)
 	if err != nil {
 		return a.hostErr(ctx, dir, err)
 	}
-	fmt.Fprintf(a.stdout, "nexus: serving %s (pid %d); stop with SIGTERM\n", dir, os.Getpid())
-	select {
-	case <-ctx.Done():
-	case <-h.Dead():
+	if *background {
+		h.SetBackground(linger)
+		fmt.Fprintf(a.stdout, "%s nexus: background host serving %s (pid %d, linger %s)\n",
+			time.Now().Format(time.RFC3339), dir, os.Getpid(), lingerString(linger))
+	} else {
+		fmt.Fprintf(a.stdout, "nexus: serving %s (pid %d); stop with SIGTERM\n", dir, os.Getpid())
+	}
+	if *readyFD > 0 {
+		if f := os.NewFile(uintptr(*readyFD), "ready"); f != nil {
+			fmt.Fprintln(f, "ready", os.Getpid())
+			f.Close()
+		}
+	}
+	if *background {
+		serveBackground(ctx, h, linger)
+	} else {
+		select {
+		case <-ctx.Done():
+		case <-h.Dead():
+		case <-h.StopRequested():
+		}
 	}
 	h.Close()
 	if err := h.Err(); err != nil {
 		return failErr("the host stopped: its kernel failed: %v; run `nexus verify` on %s", err, dir)
 	}
+	if *background {
+		fmt.Fprintf(a.stdout, "%s nexus: background host %d stopped\n", time.Now().Format(time.RFC3339), os.Getpid())
+	}
 	return nil
+}
+
+// lingerString says a linger in words.
+func lingerString(d time.Duration) string {
+	if d < 0 {
+		return "never"
+	}
+	return d.String()
 }
 
 // hostErr explains why this process could not become the host.
@@ -59,13 +100,23 @@ func (a *app) hostErr(ctx context.Context, dir string, err error) error {
 	if c, derr := api.Dial(ctx, filepath.Join(dir, host.SocketName), time.Second); derr == nil {
 		info := c.Info()
 		c.Close()
-		return &exitError{code: ExitLocked, msg: fmt.Sprintf("a host already serves %s (pid %d); use it, or stop it first", dir, info.PID)}
+		return &exitError{code: ExitLocked, msg: fmt.Sprintf("a host already serves %s (pid %d); use it, or stop it first with `nexus host stop`", dir, info.PID)}
 	}
 	return &exitError{code: ExitLocked, msg: fmt.Sprintf("state dir %s is locked by process %d; stop it or use another --state-dir", dir, le.PID)}
 }
 
 // openStore opens the journal exclusively, for commands that read or
 // rewrite the whole file and so cannot go through a host.
+// runningHost is a client of the host serving dir, or nil when none
+// answers.
+func (a *app) runningHost(ctx context.Context, dir string) *api.Client {
+	c, err := api.Dial(ctx, filepath.Join(dir, host.SocketName), time.Second)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
 func (a *app) openStore(ctx context.Context) (*store.Store, error) {
 	dir, err := a.resolveStateDir()
 	if err != nil {
@@ -101,14 +152,24 @@ func (a *app) cmdVerify(ctx context.Context, args []string) error {
 			res.After.Events, res.Dropped, res.Backup)
 		return nil
 	}
-	st, err := a.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	rep, err := st.Verify(ctx)
-	if err != nil {
-		return err
+	var rep store.Report
+	if c := a.runningHost(ctx, dir); c != nil {
+		// A host holds the journal open: it verifies what it holds.
+		defer c.Close()
+		if err := c.HostVerify(ctx, &rep); err != nil {
+			return err
+		}
+	} else {
+		st, err := a.openStore(ctx)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		r, err := st.Verify(ctx)
+		if err != nil {
+			return err
+		}
+		rep = r
 	}
 	if !rep.OK {
 		if rep.FirstBad != 0 {
@@ -127,6 +188,23 @@ func (a *app) cmdExport(ctx context.Context, args []string) error {
 	pos, err := parseArgs(fs, args, 1, 1, "nexus export FILE")
 	if err != nil {
 		return err
+	}
+	dir, err := a.resolveStateDir()
+	if err != nil {
+		return err
+	}
+	if c := a.runningHost(ctx, dir); c != nil {
+		defer c.Close()
+		path, err := filepath.Abs(pos[0])
+		if err != nil {
+			return err
+		}
+		n, err := c.HostExport(ctx, path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "exported %d events to %s\n", n, pos[0])
+		return nil
 	}
 	st, err := a.openStore(ctx)
 	if err != nil {

@@ -228,11 +228,11 @@ func (a *app) waitRuns(ctx context.Context, s *session, runs []string, asJSON bo
 		var hints []string
 		for _, q := range waiting {
 			fmt.Fprintln(a.stdout, q.ID)
-			how := "--allow or --deny"
+			how := fmt.Sprintf("`nexus respond %s --allow` or `nexus respond %s --deny`", q.ID, q.ID)
 			if q.Kind == core.RequestUserInput {
-				how = "--answer TEXT"
+				how = fmt.Sprintf("`nexus respond %s --answer TEXT`", q.ID)
 			}
-			hints = append(hints, fmt.Sprintf("%s (%s) %q: answer with `nexus respond %s %s`", q.ID, q.Kind, firstLineOf(q.Prompt), q.ID, how))
+			hints = append(hints, fmt.Sprintf("%s (%s) %q: answer with %s", q.ID, q.Kind, firstLineOf(q.Prompt), how))
 		}
 		msg := "waiting on " + strings.Join(hints, "; ")
 		if th := st.Threads[waiting[0].Thread]; s.host != nil && th != nil && !th.Caps.DurableRequests {

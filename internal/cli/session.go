@@ -24,9 +24,11 @@ type session struct {
 	stop func()
 }
 
-// connect makes this invocation a client of the running host, or the host
-// itself when none runs. Two invocations racing for an empty state dir end
-// with one host and one client.
+// connect makes this invocation a client of the running host. When none
+// runs it starts a background host and connects to it (background.go),
+// or, in inline mode, becomes the host itself. Two invocations racing
+// for an empty state dir end with one host and two clients (inline: one
+// host and one client).
 func (a *app) connect(ctx context.Context) (*session, error) {
 	return a.dialOrHost(ctx, false)
 }
@@ -54,6 +56,12 @@ func (a *app) dialOrHost(ctx context.Context, readOnly bool) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	mode := "inline"
+	if !readOnly {
+		if mode, err = a.hostMode(); err != nil {
+			return nil, err
+		}
+	}
 	sock := filepath.Join(dir, host.SocketName)
 	start := time.Now()
 	deadline := start.Add(lockedWait)
@@ -66,6 +74,24 @@ func (a *app) dialOrHost(ctx context.Context, readOnly bool) (*session, error) {
 			if d := time.Now().Add(refusedWait); d.After(deadline) && d.Before(start.Add(maxRefusedWait)) {
 				deadline = d
 			}
+		}
+		if mode == "background" {
+			err := a.startBackground(ctx, dir)
+			switch {
+			case err == nil:
+				continue // it serves: dial it
+			case !errors.Is(err, errHostRace):
+				return nil, err
+			case time.Now().After(deadline):
+				return nil, &exitError{code: ExitLocked, msg: fmt.Sprintf(
+					"state dir %s is locked by another process, which does not answer on %s; stop it or use another --state-dir", dir, sock)}
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
 		}
 		h, err := host.Start(dir, 200*time.Millisecond, cfg, readOnly)
 		if err == nil {

@@ -37,6 +37,11 @@ func TestMain(m *testing.M) {
 	// tests start sees an empty config dir unless the test says otherwise.
 	os.Unsetenv("NEXUS_CONFIG")
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	// The first nexus on a state dir hosts in process unless a test asks
+	// for a background host (e2e_background_test.go): a background host
+	// outlives the command that started it, and these tests count on
+	// every host ending with the processes they started.
+	os.Setenv("NEXUS_HOST_MODE", "inline")
 	args := []string{"build", "-o", nexusBin}
 	if raceEnabled {
 		args = append(args, "-race")
@@ -61,6 +66,9 @@ type env struct {
 	t   *testing.T
 	dir string
 	ws  string
+	// extra is added to every nexus's environment (after the test's
+	// own, so it wins).
+	extra []string
 }
 
 func newEnv(t *testing.T) *env {
@@ -77,7 +85,7 @@ func newEnv(t *testing.T) *env {
 func (e *env) cmd(args ...string) *exec.Cmd {
 	c := exec.Command(nexusBin, append([]string{"--state-dir", e.dir}, args...)...)
 	c.Dir = e.ws
-	c.Env = append(os.Environ(), "NO_COLOR=1")
+	c.Env = append(append(os.Environ(), "NO_COLOR=1"), e.extra...)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return c
 }

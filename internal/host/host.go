@@ -42,6 +42,8 @@ type Host struct {
 	// when its journal failed beyond recovery; runErr is then its error.
 	dead   chan struct{}
 	runErr error
+
+	adm admin
 }
 
 // Start opens the journal, recovers, and serves the socket, with the
@@ -85,13 +87,15 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 		return nil, fmt.Errorf("cannot serve the state dir socket: %w", err)
 	}
 	h := &Host{st: st, runner: runner, backend: &hostBackend{Backend: runner, reg: reg}, reg: reg, pool: pool,
-		cps: cps, cancel: cancel, dead: make(chan struct{}), srvErr: make(chan error, 1)}
+		cps: cps, cancel: cancel, dead: make(chan struct{}), srvErr: make(chan error, 1),
+		adm: admin{started: time.Now(), stop: make(chan struct{})}}
 	reg.Bind(hctx, runner)
 	go func() {
 		h.runErr = runner.Run(hctx)
 		close(h.dead)
 	}()
 	h.srv = api.NewServer(h.backend, api.HostInfo{PID: os.Getpid(), Version: Version, StateDir: dir})
+	h.srv.SetAdmin(h)
 	if private {
 		h.srv.Refuse()
 	}
