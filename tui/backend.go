@@ -42,6 +42,9 @@ type Options struct {
 	// Host is true when quitting this TUI stops the host (and so interrupts
 	// running agents); the quit confirmation says so.
 	Host bool
+	// StopHost stops the background host this UI is a client of (its
+	// live work ends); the quit dialog offers it. nil: not offered.
+	StopHost func(ctx context.Context) error
 	// Profiles are the provider profiles a new thread can use; the first
 	// is the default. Empty means a single "builtin" profile.
 	Profiles []Profile

@@ -200,3 +200,18 @@ func (m *Model) composerEdge(title string, w int, th *core.Thread) string {
 	line := bs.Render("╭─") + ts.Render(label) + m.st.Mode.Render(mode+" ")
 	return ansi.Truncate(line+bs.Render(strings.Repeat("─", max(0, w))), w-1, "") + bs.Render("╮")
 }
+
+// reset empties the input (ctrl+c on a draft).
+func (c *composer) reset() {
+	c.ta.Reset()
+	c.hist = len(c.history)
+}
+
+// setDraft replaces the input with a thread's draft.
+func (c *composer) setDraft(text string) {
+	c.ta.Reset()
+	if text != "" {
+		c.ta.SetValue(text)
+	}
+	c.hist = len(c.history)
+}

@@ -36,8 +36,9 @@ type (
 		profile          Profile
 		title, workspace string
 	}
-	// actQuit: leave the program.
-	actQuit struct{}
+	// actQuit: leave the program; stopHost: stop the background host
+	// first.
+	actQuit struct{ stopHost bool }
 )
 
 func (actNone) isAction()    {}
@@ -87,6 +88,14 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 			m.setFlash("marking the workspace…", false))
 	case actQuit:
 		m.popDialog()
+		if a.stopHost && m.opts.StopHost != nil {
+			stop := m.opts.StopHost
+			ctx := m.ctx
+			return tea.Sequence(func() tea.Msg {
+				_ = stop(ctx) // the host closes in order; its error has nowhere to go once quit
+				return nil
+			}, tea.Quit)
+		}
 		return tea.Quit
 	}
 	return cmd
@@ -134,10 +143,12 @@ func wrapBody(text string, maxW int) []string {
 	return wrap(text, max(10, maxW-4))
 }
 
-// confirmDialog asks a yes/no question; yes quits.
+// confirmDialog asks a yes/no question; yes quits. stopHost adds a
+// third answer: s stops the background host too, then quits.
 type confirmDialog struct {
-	title string
-	text  string
+	title    string
+	text     string
+	stopHost bool
 }
 
 func (d *confirmDialog) update(msg tea.Msg, keys KeyMap) (action, tea.Cmd) {
@@ -148,6 +159,8 @@ func (d *confirmDialog) update(msg tea.Msg, keys KeyMap) (action, tea.Cmd) {
 	switch {
 	case key.Matches(k, keys.Allow, keys.Confirm, keys.Quit):
 		return actQuit{}, nil
+	case d.stopHost && key.Matches(k, keys.StopHost):
+		return actQuit{stopHost: true}, nil
 	case key.Matches(k, keys.Deny, keys.CancelDialog, keys.QuitIdle):
 		return actClose{}, nil
 	}
@@ -155,7 +168,11 @@ func (d *confirmDialog) update(msg tea.Msg, keys KeyMap) (action, tea.Cmd) {
 }
 
 func (d *confirmDialog) view(st *themes.Styles, maxW, maxH int) []string {
-	return dialogFrame(st, d.title, wrapBody(d.text, maxW), "y/enter quit · n/esc stay", maxW, maxH)
+	hint := "y/enter quit · n/esc stay"
+	if d.stopHost {
+		hint = "y/enter quit · s stop the host too · n/esc stay"
+	}
+	return dialogFrame(st, d.title, wrapBody(d.text, maxW), hint, maxW, maxH)
 }
 
 // helpDialog lists every key of the KeyMap, grouped; it scrolls.

@@ -190,17 +190,17 @@ func (m *Model) diffKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.openRequest()
 	case key.Matches(k, m.keys.CancelDialog, m.keys.Diff):
 		m.closeDiff()
-	case key.Matches(k, m.keys.Up):
+	case key.Matches(k, m.keys.ViewUp):
 		m.scrollDiff(-1)
-	case key.Matches(k, m.keys.Down):
+	case key.Matches(k, m.keys.ViewDown):
 		m.scrollDiff(1)
 	case key.Matches(k, m.keys.PageUp):
 		m.scrollDiff(-page)
 	case key.Matches(k, m.keys.PageDown):
 		m.scrollDiff(page)
-	case key.Matches(k, m.keys.Top):
+	case key.Matches(k, m.keys.ViewTop):
 		m.diff.top = 0
-	case key.Matches(k, m.keys.Bottom):
+	case key.Matches(k, m.keys.ViewBottom):
 		m.scrollDiff(len(m.diff.lines))
 	}
 	return nil

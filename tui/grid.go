@@ -151,8 +151,6 @@ func (m *Model) gridKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 	case key.Matches(k, m.keys.GridBack):
 		m.closeGrid()
-	case key.Matches(k, m.keys.QuitIdle):
-		return m.quit(), true
 	case key.Matches(k, m.keys.HelpIdle):
 		m.pushDialog(&helpDialog{keys: m.keys})
 	default:

@@ -82,6 +82,10 @@ type KeyMap struct {
 	// closes it, as CancelDialog does); it scrolls with Up, Down, PageUp,
 	// PageDown, Top and Bottom.
 	Diff key.Binding
+	// StopHost answers the quit dialog of a client UI: stop the host too.
+	StopHost key.Binding
+	// The diff view owns its keys: it has no composer to type into.
+	ViewUp, ViewDown, ViewTop, ViewBottom key.Binding
 }
 
 func bind(help string, desc string, keys ...string) key.Binding {
@@ -91,7 +95,7 @@ func bind(help string, desc string, keys ...string) key.Binding {
 // DefaultKeyMap returns the keys nexus ships with.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Quit:         bind("ctrl+c", "quit (asks first while runs are active)", "ctrl+c"),
+		Quit:         bind("ctrl+c", "clear the draft, else quit (asks if work is live)", "ctrl+c"),
 		Help:         bind("f1", "this help", "f1"),
 		NewThread:    bind("ctrl+n", "new thread", "ctrl+n"),
 		Answer:       bind("ctrl+o", "open the oldest approval or question waiting for you", "ctrl+o"),
@@ -118,17 +122,17 @@ func DefaultKeyMap() KeyMap {
 		Newline:     bind("alt+enter/ctrl+j", "new line", "alt+enter", "ctrl+j", "shift+enter"),
 		HistoryPrev: bind("up", "previous sent message (when the input is empty)", "up"),
 		HistoryNext: bind("down", "next sent message", "down"),
-		Leave:       bind("esc", "leave the input (then q, ?, / work)", "esc"),
+		Leave:       bind("esc", "leave the input (typing comes back)", "esc"),
 
-		Up:       bind("up/k", "move up (threads, transcript steps)", "up", "k"),
-		Down:     bind("down/j", "move down", "down", "j"),
-		Top:      bind("g/home", "first thread / top of transcript", "g", "home"),
-		Bottom:   bind("G/end", "last thread / follow the transcript", "G", "end"),
-		Filter:   bind("/", "filter threads", "/"),
-		Open:     bind("enter/i", "write to the selected thread (i in the transcript)", "enter", "i"),
-		Toggle:   bind("enter/space", "open or close the run or step at the cursor", "enter", "space"),
-		QuitIdle: bind("q", "quit", "q"),
-		HelpIdle: bind("?", "this help", "?"),
+		Up:       bind("up", "move up (threads, transcript steps)", "up"),
+		Down:     bind("down", "move down", "down"),
+		Top:      bind("home", "first thread / top of transcript", "home"),
+		Bottom:   bind("end", "last thread / follow the transcript", "end"),
+		Filter:   bind("ctrl+k", "find a thread by name", "ctrl+k"),
+		Open:     bind("enter", "write to the selected thread", "enter"),
+		Toggle:   bind("enter", "open or close the run or step at the cursor", "enter"),
+		QuitIdle: bind("q", "close this (help, confirm dialogs)", "q"),
+		HelpIdle: bind("?", "this help (grid)", "?"),
 
 		Grid:      bind("ctrl+g", "grid of 2/4/6/9 threads: open, cycle the size", "ctrl+g"),
 		GridLeft:  bind("left/h", "previous cell", "left", "h"),
@@ -150,8 +154,13 @@ func DefaultKeyMap() KeyMap {
 		RollbackConfirm: bind("enter/y", "roll back now (asked after enter chose the run)", "enter", "y", "Y"),
 		RollbackBack:    bind("esc/n", "not now: back to the list of runs", "esc", "n", "N"),
 		RollbackMark:    bind("m", "mark the workspace now (a point to come back to)", "m", "M"),
+		StopHost:        bind("s", "quit dialog: stop the background host too", "s", "S"),
 
-		Diff: bind("ctrl+d", "diff of the transcript cursor's run, else the latest", "ctrl+d"),
+		Diff:       bind("ctrl+d", "diff of the transcript cursor's run, else the latest", "ctrl+d"),
+		ViewUp:     bind("up/k", "scroll up a line", "up", "k"),
+		ViewDown:   bind("down/j", "scroll down a line", "down", "j"),
+		ViewTop:    bind("home/g", "top", "home", "g"),
+		ViewBottom: bind("end/G", "bottom", "end", "G"),
 	}
 }
 
@@ -168,15 +177,16 @@ func (k KeyMap) groups() []keyGroup {
 			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Grid,
 			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.HistoryPrev, k.HistoryNext, k.Leave}},
-		{"Threads and transcript (not typing)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Filter, k.Open,
-			k.Toggle, k.QuitIdle, k.HelpIdle}},
+		{"Threads and transcript (a printable key types into the composer)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom,
+			k.Filter, k.Open, k.Toggle}},
 		{"Terminal pane (tab into it: keys go to the program)", []key.Binding{k.TermZoom, k.TermToggle,
 			k.TermLeave}},
-		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, k.Up, k.Down, k.GridZoom, k.GridBack}},
+		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, k.Up, k.Down, k.GridZoom, k.GridBack, k.HelpIdle}},
 		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
 		{"Rollback dialog", []key.Binding{k.Up, k.Down, k.Confirm, k.RollbackConfirm, k.RollbackBack, k.RollbackMark, k.CancelDialog}},
 		{"New thread dialog", []key.Binding{k.NextField, k.PrevField, k.Confirm, k.CancelDialog}},
-		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.Up, k.Down, k.PageUp, k.PageDown,
-			k.Top, k.Bottom, k.CancelDialog}},
+		{"Quit dialog", []key.Binding{k.StopHost}},
+		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.ViewUp, k.ViewDown, k.PageUp, k.PageDown,
+			k.ViewTop, k.ViewBottom, k.CancelDialog}},
 	}
 }

@@ -359,6 +359,15 @@ func (m *Model) mostRecentThread() string {
 func (m *Model) selectThread(id string) {
 	if id != m.selected {
 		m.conv.reset()
+		// Each thread keeps its own draft: what was typed stays with the
+		// thread it was typed for.
+		// Text typed while no thread was shown (before the first state
+		// arrived, or with none) goes to the first thread that has no
+		// draft of its own.
+		if m.selected != "" || m.prefs.Drafts[id] != "" {
+			m.keepDraft()
+			m.composer.setDraft(m.prefs.Drafts[id])
+		}
 	}
 	m.selected = id
 	if id != "" {
@@ -366,6 +375,28 @@ func (m *Model) selectThread(id string) {
 	}
 	m.threadsGen++
 	m.relayout()
+}
+
+// keepDraft stores the composer's text as the selected thread's draft.
+func (m *Model) keepDraft() {
+	text := m.composer.value()
+	if len(text) > maxDraft {
+		text = text[:maxDraft]
+	}
+	if text == "" {
+		if _, ok := m.prefs.Drafts[m.selected]; ok {
+			delete(m.prefs.Drafts, m.selected)
+			m.prefsChanged()
+		}
+		return
+	}
+	if m.prefs.Drafts == nil {
+		m.prefs.Drafts = map[string]string{}
+	}
+	if m.prefs.Drafts[m.selected] != text {
+		m.prefs.Drafts[m.selected] = text
+		m.prefsChanged()
+	}
 }
 
 // selectedThread returns the selected thread, or nil.

@@ -220,9 +220,66 @@ func TestQuitConfirmsWhileRunsAreActive(t *testing.T) {
 	}
 
 	idle := newHarness(t, core.NewState(), 80, 24)
-	idle.press("q") // focus starts on the threads list when there are none
+	idle.press("ctrl+c")
 	if !idle.quit {
-		t.Errorf("q with nothing running did not quit")
+		t.Errorf("ctrl+c with nothing running and no draft did not quit")
+	}
+}
+
+// No printable key is a command outside a dialog, a terminal or the
+// thread search: on the thread list, after esc, in the transcript,
+// "quick question" and "read README.md and summarize it" type into the
+// composer whole, and nothing quits.
+func TestPrintableKeysTypeIntoTheComposer(t *testing.T) {
+	for _, start := range [][]string{nil, {"esc"}, {"esc", "down"}, {"shift+tab"}, {"tab"}, {"f1", "esc"}, {"ctrl+n", "esc"}} {
+		for _, text := range []string{"quick question", "read README.md and summarize it", "q?/jkgGi "} {
+			hs := newHarness(t, demoState(t), 120, 40)
+			hs.press(start...)
+			hs.typeText(text)
+			if hs.quit || len(hs.m.dialogs) > 0 {
+				t.Fatalf("after %v, typing %q quit or opened a dialog", start, text)
+			}
+			if got := hs.m.composer.value(); got != text {
+				t.Errorf("after %v, typing %q left the composer with %q", start, text, got)
+			}
+		}
+	}
+}
+
+// ctrl+c clears a draft first; a second one asks or quits.
+func TestCtrlCClearsTheDraftFirst(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.typeText("half a thought")
+	hs.press("ctrl+c")
+	if hs.quit || hs.m.composer.value() != "" {
+		t.Fatalf("ctrl+c on a draft: quit %v, composer %q; want the draft cleared and nexus running", hs.quit, hs.m.composer.value())
+	}
+	hs.press("ctrl+c")
+	if !hs.quit && len(hs.m.dialogs) == 0 {
+		t.Fatal("ctrl+c on an empty composer neither quit nor asked")
+	}
+}
+
+// Each thread keeps its own draft across a switch.
+func TestDraftsStayWithTheirThread(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	first := hs.m.selected
+	hs.typeText("for the first thread")
+	hs.press("alt+down")
+	if hs.m.selected == first {
+		t.Fatal("alt+down did not switch threads")
+	}
+	if got := hs.m.composer.value(); got != "" {
+		t.Fatalf("the other thread shows the first one's draft %q", got)
+	}
+	hs.typeText("for the second")
+	hs.press("alt+up")
+	if got := hs.m.composer.value(); got != "for the first thread" {
+		t.Fatalf("back on the first thread the composer holds %q", got)
+	}
+	hs.press("alt+down")
+	if got := hs.m.composer.value(); got != "for the second" {
+		t.Fatalf("back on the second thread the composer holds %q", got)
 	}
 }
 
@@ -239,7 +296,7 @@ func TestQIsTextInTheComposer(t *testing.T) {
 
 func TestThreadsFilter(t *testing.T) {
 	hs := newHarness(t, demoState(t), 120, 40)
-	hs.press("esc", "/")
+	hs.press("esc", "ctrl+k")
 	hs.typeText("docs")
 	hs.press("enter")
 	scr := hs.screen()
@@ -249,7 +306,7 @@ func TestThreadsFilter(t *testing.T) {
 	if hs.m.selected != "t2" {
 		t.Errorf("selected %q, want the one match t2", hs.m.selected)
 	}
-	hs.press("/", "esc")
+	hs.press("ctrl+k", "esc")
 	if !strings.Contains(hs.screen(), "flaky test") {
 		t.Errorf("esc did not clear the filter")
 	}
@@ -318,9 +375,9 @@ func TestScrollShowsOnlyTheVisibleWindow(t *testing.T) {
 	if !strings.Contains(hs.screen(), "reply number 200") {
 		t.Errorf("pgdown back to the end does not show the newest run")
 	}
-	hs.press("shift+tab", "g") // composer -> transcript; g goes to the top
+	hs.press("shift+tab", "home") // composer -> transcript; home goes to the top
 	if !strings.Contains(hs.screen(), "message number 1 ") {
-		t.Errorf("g did not go to the top:\n%s", hs.screen())
+		t.Errorf("home did not go to the top:\n%s", hs.screen())
 	}
 }
 

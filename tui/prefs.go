@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -22,7 +23,13 @@ type prefs struct {
 	LeftPercent int `json:"leftPercent,omitempty"`
 	// TodoPercent is the todos pane's share of the body height.
 	TodoPercent int `json:"todoPercent,omitempty"`
+	// Drafts are the composer's unsent text per thread ("" for the
+	// screen with no thread), kept across restarts of the UI.
+	Drafts map[string]string `json:"drafts,omitempty"`
 }
+
+// maxDraft bounds one kept draft; a longer one is kept cut.
+const maxDraft = 1 << 20
 
 // Bounds of the proportions, and the step of one key press.
 const (
@@ -81,6 +88,7 @@ func (w *prefsWriter) save(p prefs) tea.Cmd {
 	}
 	w.version++
 	v := w.version
+	p.Drafts = maps.Clone(p.Drafts) // the event loop goes on changing its own
 	return func() tea.Msg {
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -134,6 +142,14 @@ func writePrefs(path string, p prefs) error {
 		return fmt.Errorf("cannot save the layout: %w", err)
 	}
 	return nil
+}
+
+// prefsChanged notes a change that is saved when the UI ends (drafts
+// change with every key, too often for a file write each).
+func (m *Model) prefsChanged() {
+	if m.prefsOut != nil {
+		m.prefsOut.version++
+	}
 }
 
 // resizeLeft widens (d > 0) or narrows the left column and saves it.

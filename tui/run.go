@@ -70,6 +70,7 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 	// The model is no longer in use: keep the layout the person left. A
 	// failure here is not worth a failed exit: saves during the session
 	// already reported theirs in the status line.
+	m.keepDraft()
 	_ = m.prefsOut.flush(m.prefs)
 	if errors.Is(err, context.Canceled) || errors.Is(err, tea.ErrInterrupted) {
 		return nil // ended by a signal or the caller's context: not an error

@@ -89,12 +89,12 @@ func TestTranscriptCursorFoldsNodesAndRuns(t *testing.T) {
 	// Up reaches the worker step: its cut output opens in full, then
 	// closes.
 	hs.press("up")
-	hs.press("space")
+	hs.press("enter")
 	scr = hs.screen()
 	if !strings.Contains(scr, "line 10") || strings.Contains(scr, "more lines") {
 		t.Errorf("opening the step does not show all its output:\n%s", scr)
 	}
-	hs.press("space")
+	hs.press("enter")
 	scr = hs.screen()
 	if strings.Contains(scr, "+var a = 2") || !strings.Contains(scr, "folded") {
 		t.Errorf("closing the step does not hide its output:\n%s", scr)

@@ -40,6 +40,12 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := m.globalKey(k); ok {
 		return cmd
 	}
+	if m.focus != focusComposer && printable(k) {
+		// Typing goes where it looks like it goes: the composer, whatever
+		// pane had the focus; no printable key is a command here.
+		m.setFocus(focusComposer)
+		return m.composerKey(k)
+	}
 	switch m.focus {
 	case focusComposer:
 		return m.composerKey(k)
@@ -55,6 +61,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(k, m.keys.Quit):
+		if m.focus == focusComposer && !m.composer.empty() {
+			// The crush and Claude Code habit: ctrl+c clears the draft
+			// first; on an empty one it quits.
+			m.composer.reset()
+			m.relayout()
+			return m.setFlash("draft cleared; ctrl+c again quits", false), true
+		}
 		return m.quit(), true
 	case key.Matches(k, m.keys.Help):
 		m.pushDialog(&helpDialog{keys: m.keys})
@@ -154,12 +167,14 @@ func (m *Model) threadsKey(k tea.KeyPressMsg) tea.Cmd {
 		m.relayout()
 	case key.Matches(k, m.keys.Open):
 		m.setFocus(focusComposer)
-	case key.Matches(k, m.keys.QuitIdle):
-		return m.quit()
-	case key.Matches(k, m.keys.HelpIdle):
-		m.pushDialog(&helpDialog{keys: m.keys})
 	}
 	return nil
+}
+
+// printable reports whether a key types text: it has text and no ctrl
+// or alt modifier (shift is part of the text).
+func printable(k tea.KeyPressMsg) bool {
+	return k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt|tea.ModSuper|tea.ModMeta|tea.ModHyper) == 0
 }
 
 // mainKey handles the transcript when it has the focus.
@@ -180,10 +195,6 @@ func (m *Model) mainKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.threadsKey(k)
 	case key.Matches(k, m.keys.Open):
 		m.setFocus(focusComposer)
-	case key.Matches(k, m.keys.QuitIdle):
-		return m.quit()
-	case key.Matches(k, m.keys.HelpIdle):
-		m.pushDialog(&helpDialog{keys: m.keys})
 	}
 	return nil
 }
@@ -298,17 +309,22 @@ func (m *Model) openRequest() tea.Cmd {
 	return nil
 }
 
-// quit leaves, after asking when runs are active.
+// quit leaves, after asking when work is live. A client of a background
+// host leaves it running (and can stop it from the dialog); an inline
+// host stops with the UI. Drafts are kept across restarts, so an unsent
+// one is no reason to ask.
 func (m *Model) quit() tea.Cmd {
 	n := m.activeRuns()
 	if n == 0 {
 		return tea.Quit
 	}
-	text := itoa(n) + " run(s) active. They keep running in the host after this client quits."
 	if m.opts.Host {
-		text = itoa(n) + " run(s) active. This TUI is the host: quitting stops it, and the runs are interrupted (`nexus resume` continues them later). Run `nexus serve` to keep agents alive without a UI."
+		text := itoa(n) + " run(s) active. This UI is the host: quitting stops it, and the runs are interrupted (`nexus resume` continues them later)."
+		m.pushDialog(&confirmDialog{title: "Quit nexus?", text: text})
+		return nil
 	}
-	m.pushDialog(&confirmDialog{title: "Quit nexus?", text: text})
+	text := itoa(n) + " run(s) active. They keep running in the background host after you quit; `nexus` comes back to them."
+	m.pushDialog(&confirmDialog{title: "Quit nexus?", text: text, stopHost: m.opts.StopHost != nil})
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/nexus-tui/nexus/core"
@@ -49,18 +50,31 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 		defer s.stop()
 	}
 	label := "host"
+	var stopHost func(context.Context) error
+	client, _ := s.Backend.(*api.Client)
 	if s.host == nil {
 		label = "client"
-		if c, ok := s.Backend.(*api.Client); ok {
-			label = fmt.Sprintf("client of pid %d", c.Info().PID)
+		if client != nil {
+			label = fmt.Sprintf("client of pid %d", client.Info().PID)
+			stopHost = func(ctx context.Context) error { return client.StopHost(ctx, true) }
 		}
 	}
 	ws, _ := os.Getwd()
 	// s.Backend, not s: it is what implements core.Terminals too (the
 	// host's hostBackend or an api.Client), which the UI type-asserts.
-	return tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label,
-		Host: s.host != nil, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
+	err = tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label,
+		Host: s.host != nil, StopHost: stopHost, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
 		Diff: tuiDiff(s.Backend, s.dir), IO: tui.IO{Input: in, Output: out}})
+	if client != nil && err == nil {
+		// Back on the plain terminal: say what keeps running.
+		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if st, serr := client.HostStatus(sctx); serr == nil && st.Live.Any() {
+			fmt.Fprintf(a.stdout, "nexus: %s keep running in the background host (pid %d); run nexus to come back, nexus host stop to end them\n",
+				st.Live, st.PID)
+		}
+	}
+	return err
 }
 
 // tuiDiff is the UI's diff view source: what `nexus diff T --run N`

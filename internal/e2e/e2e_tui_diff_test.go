@@ -41,9 +41,9 @@ func TestTUIDiffView(t *testing.T) {
 	}
 
 	// The transcript cursor picks the run: shift+tab focuses the
-	// transcript, g goes to its top, down puts the cursor on run 1.
+	// transcript, home goes to its top, down puts the cursor on run 1.
 	tt.keys("BTab")
-	tt.keys("g")
+	tt.keys("Home")
 	tt.keys("Down")
 	tt.keys("C-d")
 	scr = tt.waitForAll("Diff · run 1 · df", "A a.txt | +1 -0", "+one")

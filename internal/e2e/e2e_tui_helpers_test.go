@@ -288,6 +288,16 @@ func (tt *tmuxTUI) quitIdle() {
 		time.Sleep(100 * time.Millisecond)
 	}
 	tt.keys("C-c")
+	// ctrl+c clears a draft first; then it quits.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(tt.exitTo); err == nil {
+			break
+		}
+		if strings.Contains(tt.screen(), "draft cleared") {
+			tt.keys("C-c")
+			break
+		}
+	}
 	if code := tt.waitExit(); code != "0" {
 		tt.t.Fatalf("nexus exited with %s after quitting, want 0", code)
 	}

@@ -177,7 +177,7 @@ func TestTUIClientQuitLeavesHostRunning(t *testing.T) {
 	tt.keys("Enter")
 	tt.waitFor("● 1 active")
 	tt.keys("C-c")
-	tt.waitFor("keep running in the host")
+	tt.waitFor("keep running in the")
 	tt.keys("y")
 	if code := tt.waitExit(); code != "0" {
 		t.Fatalf("the client exited with %s, want 0", code)
