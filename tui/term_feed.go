@@ -74,6 +74,10 @@ func (p *termPane) more(ctx context.Context, chunks <-chan core.TermChunk) bool 
 // flood (its thread runs at low priority) must not hold up the program's
 // exit with the rest of it.
 func (p *termPane) apply(ctx context.Context, c core.TermChunk) {
+	// The emulator's replies to what this writes must not fall between
+	// the markers of a key being encoded (term_input.go).
+	p.keyMu.Lock()
+	defer p.keyMu.Unlock()
 	if c.Reset {
 		p.emu.Write([]byte(risReset))
 		if c.Cols > 0 && c.Rows > 0 {

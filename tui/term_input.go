@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"sync"
 
@@ -44,23 +45,69 @@ func (o *outbox) take() []byte {
 	return b
 }
 
-// drain is the goroutine that reads the emulator's reply pipe for as long
-// as the pane lives. The emulator writes replies to the child's queries
-// (cursor position, device attributes) into that pipe while it holds its
+// A pane's emulator never answers the child: the host answers every
+// terminal query once, live (providers/ptyterm/answer.go), and a pane
+// rebuilt from the output ring would otherwise answer old queries again
+// into whatever the program does now (vim's buffer, a shell's command
+// line). The emulator writes its replies and the keys the sender encodes
+// into the same pipe, so the sender brackets what it encodes with these
+// markers (it and the reader take turns on the emulator, keyMu), and the
+// drain forwards only what lies between them: the rest is replies.
+const (
+	keyStart = "\xff\xfeNXK\xfe\xff"
+	keyEnd   = "\xff\xfeNXE\xfe\xff"
+)
+
+// drain is the goroutine that reads the emulator's pipe for as long as
+// the pane lives. The emulator writes into that pipe while it holds its
 // lock, so a pipe nobody read would stall the reader and, through the
 // lock, View. The pipe ends when the pane's context does.
 func (p *termPane) drain() {
 	buf := make([]byte, termReadSize)
+	var pending []byte
+	inKey := false
 	for {
 		n, err := p.emu.Read(buf)
 		if n > 0 {
-			if d := p.out.push(buf[:n]); d > 0 {
-				p.dropped.Add(int64(d))
-			}
+			pending = append(pending, buf[:n]...)
+			pending, inKey = p.sortOut(pending, inKey)
 		}
 		if err != nil {
 			return
 		}
+	}
+}
+
+// sortOut forwards the encoded keys in pending and drops the replies; it
+// returns what it must keep (a marker may be cut across two reads).
+func (p *termPane) sortOut(pending []byte, inKey bool) ([]byte, bool) {
+	for {
+		marker := keyStart
+		if inKey {
+			marker = keyEnd
+		}
+		i := bytes.Index(pending, []byte(marker))
+		if i < 0 {
+			keep := min(len(pending), len(marker)-1)
+			if inKey {
+				p.forward(pending[:len(pending)-keep])
+			}
+			return append([]byte(nil), pending[len(pending)-keep:]...), inKey
+		}
+		if inKey {
+			p.forward(pending[:i])
+		}
+		pending = pending[i+len(marker):]
+		inKey = !inKey
+	}
+}
+
+func (p *termPane) forward(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if d := p.out.push(b); d > 0 {
+		p.dropped.Add(int64(d))
 	}
 }
 
@@ -95,8 +142,13 @@ func (p *termPane) write(ctx context.Context) {
 	}
 }
 
-// encode has the emulator encode a key or paste into its reply pipe.
+// encode has the emulator encode a key or paste into its pipe, between
+// the markers the drain forwards.
 func (p *termPane) encode(in termInput) {
+	p.keyMu.Lock()
+	defer p.keyMu.Unlock()
+	p.emu.SendText(keyStart)
+	defer p.emu.SendText(keyEnd)
 	if !in.isKey {
 		p.emu.Paste(in.paste)
 	} else if seq := extraKeySeq(in.key); seq != "" {

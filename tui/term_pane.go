@@ -22,9 +22,10 @@ import (
 //     emulator, publishes a snapshot of its screen at most once per
 //     burst (and at least once a frame in a flood) and sends a coalesced
 //     termDirtyMsg;
-//   - the drain reads the emulator's reply pipe (answers to the child's
-//     queries, and the keys the sender encodes) into a bounded outbox,
-//     always, so the emulator never waits on it;
+//   - the drain reads the emulator's pipe, always, so the emulator never
+//     waits on it, and moves the keys the sender encodes into a bounded
+//     outbox; the emulator's answers to the child's queries are dropped
+//     (the host answers them, once);
 //   - the sender encodes keys and pastes through the emulator, sends the
 //     outbox with TerminalInput, and applies size changes.
 //
@@ -42,6 +43,9 @@ type termPane struct {
 
 	// in carries keys and pastes to the sender; full means dropped.
 	in chan termInput
+	// keyMu makes the reader's writes and the sender's encodings take
+	// turns on the emulator (term_input.go, keyStart).
+	keyMu sync.Mutex
 	// resized wakes the sender when size changed; it holds one token.
 	resized chan struct{}
 	out     outbox

@@ -163,13 +163,34 @@ func TestTermResize(t *testing.T) {
 	}
 }
 
-// The emulator's answers to the child's queries reach the PTY: a
-// cursor position request is answered with the cursor's position.
-func TestTermAnswersQueries(t *testing.T) {
+// A pane never answers the child's terminal queries (the host does, once,
+// live): not a live one, not the ones a rebuilt screen replays on attach,
+// resize or zoom. What reaches the PTY is exactly what was typed.
+func TestTermPaneNeverAnswersQueries(t *testing.T) {
 	hs, ft := newTermHarness(t, shellState(t), 120, 40)
 	hs.settle(ft)
-	ft.write(t, "s1", core.TermChunk{Data: []byte("\x1b[5;7H\x1b[6n")})
-	ft.await(t, "the cursor position report", func() bool { return ft.typed("s1") == "\x1b[5;7R" })
+	queries := "\x1b[5;7H\x1b[6n\x1b[c\x1b[>c\x1b]11;?\x07\x1b[?2004$p"
+	ft.write(t, "s1", core.TermChunk{Data: []byte(queries)})
+	hs.press("shift+tab")
+	if !hs.m.termFocused() {
+		t.Fatal("shift+tab did not focus the terminal")
+	}
+	for _, k := range []string{"i", "x"} {
+		hs.press(k)
+	}
+	hs.press("ctrl+]") // leave the pane: keys are the UI's again
+	hs.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	hs.press("ctrl+f") // zoom
+	hs.settle(ft)
+	hs.press("ctrl+]")
+	hs.press("alt+up", "alt+down") // away and back: a new attach replays the queries
+	hs.settle(ft)
+	hs.press("shift+tab")
+	hs.press("y")
+	ft.await(t, "the typed keys", func() bool { return strings.Contains(ft.typed("s1"), "y") })
+	if got := ft.typed("s1"); got != "ixy" {
+		t.Fatalf("the PTY got %q; want only the typed keys \"ixy\"", got)
+	}
 }
 
 // A Reset replaces what the pane showed.
@@ -284,8 +305,11 @@ func TestTermStuckNeverBlocks(t *testing.T) {
 			t.Errorf("the pane does not say that input was dropped:\n%s", hs.screen())
 		}
 	})
-	// The answer to s2's query went out; the UI still works elsewhere.
-	ft.await(t, "s2's cursor report", func() bool { return strings.Contains(ft.typed("s2"), "R") })
+	// s2's query got no answer from the UI (the host answers); the UI
+	// still works elsewhere.
+	if got := ft.typed("s2"); got != "" {
+		t.Errorf("the UI typed %q into s2, which nobody typed into", got)
+	}
 	update(keyMsg("ctrl+]"))
 	for _, r := range "still typing" {
 		update(tea.KeyPressMsg{Code: r, Text: string(r)})

@@ -42,6 +42,8 @@ type Term struct {
 	cols, rows int
 	feeds      map[*feed]struct{}
 	exited     bool
+
+	ans *answerer // answers the program's terminal queries (answer.go)
 }
 
 var _ providers.Terminal = (*Term)(nil)
@@ -56,7 +58,9 @@ type feed struct {
 func newTerm(tty *os.File, cols, rows int) *Term {
 	// The ring's whole buffer up front: growing it by appends would copy
 	// it on the reader's path. Untouched pages cost no memory.
-	return &Term{tty: tty, ring: ring{buf: make([]byte, 0, RingSize)}, cols: cols, rows: rows, feeds: map[*feed]struct{}{}}
+	t := &Term{tty: tty, ring: ring{buf: make([]byte, 0, RingSize)}, cols: cols, rows: rows, feeds: map[*feed]struct{}{}}
+	t.ans = newAnswerer(cols, rows, t.Send)
+	return t
 }
 
 // Pump reads the PTY until a read fails (EIO once every process has
@@ -69,6 +73,7 @@ func (t *Term) Pump(each func(raw []byte)) {
 	for {
 		n, err := t.tty.Read(buf)
 		if n > 0 {
+			t.ans.feed(buf[:n])
 			t.write(buf[:n])
 			if each != nil {
 				each(buf[:n])
@@ -92,6 +97,7 @@ func (t *Term) write(p []byte) {
 // core.ErrTerminalExited. From then on Attach, Input and Resize answer
 // core.ErrNoTerminal; Snapshot still has the last output.
 func (t *Term) Exit() {
+	t.ans.close()
 	t.mu.Lock()
 	t.exited = true
 	t.wakeAll()
@@ -99,7 +105,10 @@ func (t *Term) Exit() {
 }
 
 // Close closes the master (a Pump still reading returns).
-func (t *Term) Close() error { return t.tty.Close() }
+func (t *Term) Close() error {
+	t.ans.close()
+	return t.tty.Close()
+}
 
 // wakeAll signals every feed; t.mu is held.
 func (t *Term) wakeAll() {
@@ -290,6 +299,7 @@ func (t *Term) Resize(cols, rows int) error {
 		return fmt.Errorf("resizing the terminal: %w", err)
 	}
 	t.cols, t.rows = cols, rows
+	t.ans.resize(cols, rows)
 	for f := range t.feeds {
 		f.reset = true
 	}
