@@ -61,7 +61,9 @@
 // any msgpack reader with the core structs decodes it. The store encodes
 // and decodes with a hand-written codec (codec*.go) for speed and
 // determinism; tests prove it byte-identical to the reflection encoder and
-// value-identical to its decoder. Decoders ignore keys they do not know,
+// value-identical to its decoder, and format_golden_test.go pins the
+// exact bytes (events, chain, snapshot, JSON) of representative journals
+// against testdata/format.golden. Decoders ignore keys they do not know,
 // so adding fields does not break old files.
 //
 // # Hash chain
