@@ -41,19 +41,19 @@ func ActivityOf(ev *Event) (Activity, bool) {
 	case p.Plan != nil:
 		done := 0
 		for _, it := range p.Plan.Items {
-			if it.Status == "completed" {
+			if it.Status == ItemCompleted {
 				done++
 			}
 		}
 		a.Kind, a.Run = ActPlanUpdated, p.Plan.Run
 		a.Text = itoa(done) + "/" + itoa(len(p.Plan.Items)) + " done"
-	case p.Checkpoint != nil && p.Checkpoint.Status == "ready":
+	case p.Checkpoint != nil && p.Checkpoint.Status == CkReady:
 		a.Kind, a.Text = ActCheckpointCaptured, p.Checkpoint.Scope
 	case p.Node != nil && (p.Node.Kind == NodeToolCall || p.Node.Kind == NodeWorkerStep):
 		a.Kind, a.Text, a.Node = ActToolStarted, p.Node.Title, p.Node.ID
 		if p.Node.Status != NodeRunning {
 			a.Kind = ActToolFinished
-			a.Text += " (" + p.Node.Status + ")"
+			a.Text += " (" + string(p.Node.Status) + ")"
 		}
 	case p.Node != nil && p.Node.Kind == NodeSubagent:
 		a.Kind, a.Text, a.Node = ActSubagentStarted, p.Node.Title, p.Node.ID
@@ -61,7 +61,7 @@ func ActivityOf(ev *Event) (Activity, bool) {
 			a.Kind = ActSubagentFinished
 		}
 	case p.Run != nil && Terminal(p.Run.Status):
-		a.Kind, a.Text = ActRunFinished, "run "+itoa(p.Run.Ordinal)+" "+p.Run.Status
+		a.Kind, a.Text = ActRunFinished, "run "+itoa(p.Run.Ordinal)+" "+string(p.Run.Status)
 	default:
 		return Activity{}, false
 	}

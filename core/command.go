@@ -7,43 +7,53 @@ import (
 	"unicode/utf8"
 )
 
-// Command kinds (docs/ARCHITECTURE.md, "Commands and events"). Part of the
-// on-disk format and the socket protocol.
+// CommandKind names what a command asks for (docs/ARCHITECTURE.md,
+// "Commands and events"). Part of the on-disk format and the socket
+// protocol.
+type CommandKind string
+
+// Command kinds.
 const (
-	CmdThreadCreate   = "thread.create"
-	CmdThreadRename   = "thread.rename"
-	CmdThreadArchive  = "thread.archive"
-	CmdThreadStop     = "thread.stop"
-	CmdMessageSend    = "message.send"
-	CmdQueueHold      = "queue.hold"
-	CmdQueueRelease   = "queue.release"
-	CmdQueueRemove    = "queue.remove"
-	CmdRunInterrupt   = "run.interrupt"
-	CmdRunResume      = "run.resume"
-	CmdRequestRespond = "request.respond"
-	CmdProviderSwitch = "provider.switch"
-	CmdThreadFork     = "thread.fork"
-	CmdMergeBack      = "thread.merge_back"
-	CmdRollbackToRun  = "rollback.to_run"
-	CmdRollbackNode   = "rollback.node"
-	CmdCheckpoint     = "checkpoint.capture"
+	CmdThreadCreate   CommandKind = "thread.create"
+	CmdThreadRename   CommandKind = "thread.rename"
+	CmdThreadArchive  CommandKind = "thread.archive"
+	CmdThreadStop     CommandKind = "thread.stop"
+	CmdMessageSend    CommandKind = "message.send"
+	CmdQueueHold      CommandKind = "queue.hold"
+	CmdQueueRelease   CommandKind = "queue.release"
+	CmdQueueRemove    CommandKind = "queue.remove"
+	CmdRunInterrupt   CommandKind = "run.interrupt"
+	CmdRunResume      CommandKind = "run.resume"
+	CmdRequestRespond CommandKind = "request.respond"
+	CmdProviderSwitch CommandKind = "provider.switch"
+	CmdThreadFork     CommandKind = "thread.fork"
+	CmdMergeBack      CommandKind = "thread.merge_back"
+	CmdRollbackToRun  CommandKind = "rollback.to_run"
+	CmdRollbackNode   CommandKind = "rollback.node"
+	CmdCheckpoint     CommandKind = "checkpoint.capture"
 )
+
+// SendMode is how message.send meets an active run.
+type SendMode string
 
 // Send modes.
 const (
-	ModeAuto      = "auto"
-	ModeImmediate = "start_immediately"
-	ModeSteer     = "steer_active"
-	ModeRestart   = "restart_active"
-	ModeQueue     = "queue_after_active"
+	ModeAuto      SendMode = "auto"
+	ModeImmediate SendMode = "start_immediately"
+	ModeSteer     SendMode = "steer_active"
+	ModeRestart   SendMode = "restart_active"
+	ModeQueue     SendMode = "queue_after_active"
 )
+
+// Response is a person's answer to a request.
+type Response string
 
 // Responses to a request.
 const (
-	RespAllow       = "allow"
-	RespAllowAlways = "allow_always"
-	RespDeny        = "deny"
-	RespAnswer      = "answer"
+	RespAllow       Response = "allow"
+	RespAllowAlways Response = "allow_always"
+	RespDeny        Response = "deny"
+	RespAnswer      Response = "answer"
 )
 
 // Limits enforced at the edge. MaxTextBytes is documented in README.md.
@@ -58,20 +68,20 @@ const (
 // it reaches Decide, so Decide stays pure.
 type Command struct {
 	ID        string       `json:"id"`
-	Kind      string       `json:"kind"`
+	Kind      CommandKind  `json:"kind"`
 	At        int64        `json:"at,omitempty"`
 	Thread    string       `json:"thread,omitempty"`
 	NewThread string       `json:"newThread,omitempty"`
 	Run       int          `json:"run,omitempty"`
 	Request   string       `json:"request,omitempty"`
 	Text      string       `json:"text,omitempty"`
-	Mode      string       `json:"mode,omitempty"`
+	Mode      SendMode     `json:"mode,omitempty"`
 	Title     string       `json:"title,omitempty"`
 	Workspace string       `json:"workspace,omitempty"`
 	Provider  string       `json:"provider,omitempty"`
 	Caps      Capabilities `json:"caps,omitempty"`
 	HoldQueue bool         `json:"holdQueue,omitempty"`
-	Response  string       `json:"response,omitempty"`
+	Response  Response     `json:"response,omitempty"`
 	Answer    string       `json:"answer,omitempty"`
 	BudgetUSD float64      `json:"budgetUsd,omitempty"`
 	MaxTokens int          `json:"maxTokens,omitempty"`

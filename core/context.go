@@ -41,7 +41,7 @@ func (st *State) Context(thread string, before int) []Message {
 }
 
 // TurnFor builds the turn of a new attempt of run r.
-func (st *State) TurnFor(r *Run, reason string) *Turn {
+func (st *State) TurnFor(r *Run, reason AttemptReason) *Turn {
 	msgs := st.Context(r.Thread, r.Ordinal)
 	var handoff, transfer string
 	if h := st.Handoffs[r.Handoff]; h != nil {

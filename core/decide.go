@@ -25,7 +25,7 @@ type tx struct {
 	transfer string
 }
 
-func (t *tx) emit(typ string, ev Event) {
+func (t *tx) emit(typ EventType, ev Event) {
 	ev.Seq = t.st.Seq + 1
 	ev.ID = "e" + strconv.FormatUint(ev.Seq, 10)
 	ev.Type = typ
@@ -41,16 +41,16 @@ func (t *tx) emit(typ string, ev Event) {
 
 func (t *tx) effect(e Effect, journaled bool) {
 	if journaled {
-		rec := &EffectRecord{Key: e.Key, Kind: e.Kind, Class: e.Class, Run: e.Run, Status: "started"}
+		rec := &EffectRecord{Key: e.Key, Kind: e.Kind, Class: e.Class, Run: e.Run, Status: EffStarted}
 		t.emit(EvEffectStarted, Event{Thread: e.Thread, Run: e.Run, Attempt: e.Attempt,
 			Correlation: e.Run, Payload: Payload{Effect: rec}})
 	}
 	t.effects = append(t.effects, e)
 }
 
-func (t *tx) completeEffect(key, status, result string) {
+func (t *tx) completeEffect(key string, status EffectStatus, result string) {
 	rec := t.st.Effect(key)
-	if rec == nil || rec.Status != "started" {
+	if rec == nil || rec.Status != EffStarted {
 		return
 	}
 	c := *rec
@@ -197,7 +197,7 @@ func checkRefs(st *State, c *Command) error {
 	return nil
 }
 
-func reject(reason, format string, args ...any) *Rejection {
+func reject(reason RejectReason, format string, args ...any) *Rejection {
 	return &Rejection{Reason: reason, Detail: fmt.Sprintf(format, args...)}
 }
 
@@ -225,10 +225,10 @@ func (t *tx) putRequest(q Request) {
 
 // setSession moves a thread's session to a state through legal registry
 // transitions, one event each. The correlation id is the run it serves.
-func (t *tx) setSession(thread, state, reason, corr string) {
+func (t *tx) setSession(thread string, state SessionState, reason, corr string) {
 	id := SessionID(thread)
 	cur := t.st.Sessions[id]
-	from := ""
+	var from SessionState
 	if cur != nil {
 		from = cur.State
 	}
@@ -240,7 +240,7 @@ func (t *tx) setSession(thread, state, reason, corr string) {
 	}
 }
 
-func (t *tx) sessionState(thread string) string {
+func (t *tx) sessionState(thread string) SessionState {
 	if s := t.st.Sessions[SessionID(thread)]; s != nil {
 		return s.State
 	}
@@ -284,7 +284,7 @@ func lastSettled(runs []*Run) *Run {
 }
 
 // Terminal reports whether a run status is final.
-func Terminal(status string) bool {
+func Terminal(status RunStatus) bool {
 	switch status {
 	case RunCompleted, RunFailed, RunCancelled, RunRolledBack:
 		return true

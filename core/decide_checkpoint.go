@@ -81,6 +81,11 @@ func (st *State) lastRollback(thread string) *Operation {
 	return last
 }
 
+// captureStatus is the status a capture's effect record ends with: the
+// checkpoint's own (ready, missing, error), with its commit as the
+// result, as the journal has always recorded it.
+func captureStatus(s CheckpointStatus) EffectStatus { return EffectStatus(s) }
+
 // captureEffect asks for a checkpoint of a thread's workspace.
 func (t *tx) captureEffect(th *Thread, run, scope string, ordinal int) {
 	t.effect(Effect{Key: CheckpointID(th.ID, scope) + ":capture", Kind: EffCheckpoint, Class: ClassIdempotent,
@@ -113,8 +118,9 @@ func (t *tx) observeCheckpoint(o *Observation) {
 	if th == nil || o.Key == "" {
 		return
 	}
-	t.completeEffect(CheckpointID(th.ID, o.Key)+":capture", orDefault(o.Status, CkReady), o.Hash)
-	c := Checkpoint{ID: CheckpointID(th.ID, o.Key), Thread: th.ID, Scope: o.Key, Status: orDefault(o.Status, CkReady),
+	status := orDefault(o.CheckpointStatus, CkReady)
+	t.completeEffect(CheckpointID(th.ID, o.Key)+":capture", captureStatus(status), o.Hash)
+	c := Checkpoint{ID: CheckpointID(th.ID, o.Key), Thread: th.ID, Scope: o.Key, Status: status,
 		Ref: o.Title, Commit: o.Hash, Reason: o.Error}
 	isRun := strings.HasPrefix(o.Key, "run")
 	if isRun {
@@ -186,9 +192,9 @@ func (t *tx) rollback(c *Command) *Rejection {
 	}
 	cp := t.st.Checkpoints[CheckpointID(th.ID, scope)]
 	if cp == nil || cp.Status != CkReady {
-		status := "missing"
+		status := string(CkMissing)
 		if cp != nil {
-			status = cp.Status + ": " + cp.Reason
+			status = string(cp.Status) + ": " + cp.Reason
 		}
 		return reject(ReasonInvalidState, "the checkpoint of %s is not ready (%s); nothing was changed", scope, status)
 	}
@@ -233,7 +239,7 @@ func (t *tx) rollbackProvider(th *Thread, n int) string {
 		b.WriteString(m.Role + ": " + m.Text + "\n")
 	}
 	h := Handoff{ID: th.ID + "/handoff" + itoa(len(t.st.Handoffs)+1), Thread: th.ID, From: th.Provider + ":" + old,
-		To: th.Provider, Strategy: "full_thread_summary", Text: b.String()}
+		To: th.Provider, Strategy: HandoffFullSummary, Text: b.String()}
 	t.emit(EvHandoffRecorded, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Handoff: &h}})
 	return fmt.Sprintf("provider: %s's conversation set aside; the next turn starts a new one from the history up to run %d (%s)",
 		th.Provider, n, h.ID)
@@ -332,9 +338,9 @@ func (t *tx) observeRestored(o *Observation) {
 	if op == nil || op.Status != OpRunning || op.Step != StepFiles {
 		return
 	}
-	t.completeEffect(op.ID+":restore", orDefault(o.Status, "completed"), o.Error)
+	t.completeEffect(op.ID+":restore", orDefault(o.EffectStatus, EffCompleted), o.Error)
 	c := *op
-	if o.Status == "failed" {
+	if o.EffectStatus == EffFailed {
 		c.Status = OpPartial
 		c.Detail += "; files: " + o.Error + "; later runs were not marked: fix the cause and run `nexus rollback` again"
 		t.putOp(c)

@@ -1,10 +1,5 @@
 package core
 
-// EffUnsupported is the status a provider reports for an effect its
-// installed version cannot do (a Codex without turn/steer): the kernel
-// downgrades the thread's capability and falls back.
-const EffUnsupported = "unsupported"
-
 // effectUnsupported is a runtime capability downgrade. A steer the
 // provider turns out not to support clears the thread's Steer capability
 // (journaled, so later messages restart instead of steering, until the
@@ -14,7 +9,7 @@ const EffUnsupported = "unsupported"
 // runtime warning says what happened.
 func (t *tx) effectUnsupported(o *Observation) {
 	rec := t.st.Effect(o.Key)
-	if rec == nil || rec.Status != "started" {
+	if rec == nil || rec.Status != EffStarted {
 		return
 	}
 	t.completeEffect(o.Key, EffUnsupported, o.Text)

@@ -74,12 +74,12 @@ func (t *tx) mergeBack(to, from *Thread) string {
 	section("Open questions", questions)
 	n := 1
 	for _, tr := range t.st.Transfers {
-		if tr.To == to.ID && tr.Kind == "merge_back" {
+		if tr.To == to.ID && tr.Kind == TransferMergeBack {
 			n++
 		}
 	}
-	tr := Transfer{ID: fmt.Sprintf("%s/merge%d", to.ID, n), Kind: "merge_back", From: from.ID, To: to.ID,
-		Run: len(runs), Status: "resolved", Text: b.String()}
+	tr := Transfer{ID: fmt.Sprintf("%s/merge%d", to.ID, n), Kind: TransferMergeBack, From: from.ID, To: to.ID,
+		Run: len(runs), Status: TransferResolved, Text: b.String()}
 	t.emit(EvTransferUpdated, Event{Thread: to.ID, Correlation: tr.ID, Payload: Payload{Transfer: &tr}})
 	return tr.ID
 }
@@ -214,6 +214,6 @@ func (t *tx) resumeFailed(r *Run, a *Attempt, o *Observation) {
 		b.WriteString(m.Role + ": " + m.Text + "\n")
 	}
 	h := Handoff{ID: th.ID + "/handoff" + itoa(len(t.st.Handoffs)+1), Thread: th.ID, From: th.Provider + ":" + old,
-		To: th.Provider, Strategy: "full_thread_summary", Text: b.String()}
+		To: th.Provider, Strategy: HandoffFullSummary, Text: b.String()}
 	t.emit(EvHandoffRecorded, Event{Thread: th.ID, Run: r.ID, Correlation: r.ID, Payload: Payload{Handoff: &h}})
 }

@@ -158,7 +158,7 @@ func (st *State) pendingCapture(thread string) string {
 		return ""
 	}
 	id := CheckpointID(thread, MarkScope(k))
-	if st.Effect(id+":capture").Status != "started" {
+	if st.Effect(id+":capture").Status != EffStarted {
 		return ""
 	}
 	return id
@@ -187,7 +187,7 @@ func (t *tx) rollbackScope(c *Command) *Rejection {
 		return reject(ReasonInvalidState, "thread %s has no checkpoint %s: `nexus thread show %s --json` lists them", th.ID, id, th.ID)
 	}
 	if cp.Status != CkReady {
-		return reject(ReasonInvalidState, "checkpoint %s is not ready (%s); nothing was changed", cp.ID, strings.TrimSpace(cp.Status+": "+cp.Reason))
+		return reject(ReasonInvalidState, "checkpoint %s is not ready (%s); nothing was changed", cp.ID, strings.TrimSpace(string(cp.Status)+": "+cp.Reason))
 	}
 	if r := t.st.RunByOrdinal(th.ID, cp.Run); r != nil && r.Status == RunRolledBack {
 		return reject(ReasonInvalidState, "checkpoint %s belongs to run %d, which is rolled back", cp.ID, cp.Run)
@@ -217,7 +217,7 @@ func (t *tx) startRollback(th *Thread, cp *Checkpoint) {
 			n++
 		}
 	}
-	op := Operation{ID: fmt.Sprintf("%s/rollback%d", th.ID, n), Kind: "rollback", Thread: th.ID, ToRun: cp.Run,
+	op := Operation{ID: fmt.Sprintf("%s/rollback%d", th.ID, n), Kind: OpRollback, Thread: th.ID, ToRun: cp.Run,
 		Step: StepProvider, Status: OpRunning, Commit: cp.Commit, Marks: t.st.MarkCount(th.ID)}
 	if cp.Scope != ScopeBase && cp.Scope != RunScope(cp.Run) {
 		op.Target = cp.ID
@@ -282,7 +282,7 @@ func (t *tx) abandonScopeCaptures() {
 	for _, key := range startedCaptures(t.st) {
 		e := t.st.Effects[key]
 		id, ok := strings.CutSuffix(key, ":capture")
-		if !ok || e.Status != "started" || e.Kind != EffCheckpoint {
+		if !ok || e.Status != EffStarted || e.Kind != EffCheckpoint {
 			continue
 		}
 		thread, scope, ok := strings.Cut(id, "/cp/")
@@ -290,7 +290,7 @@ func (t *tx) abandonScopeCaptures() {
 			continue
 		}
 		why := "the host stopped before this checkpoint was captured"
-		t.completeEffect(key, CkError, why)
+		t.completeEffect(key, captureStatus(CkError), why)
 		c := Checkpoint{ID: id, Thread: thread, Scope: scope, Status: CkError, Reason: why}
 		c.Run, c.Node = t.st.scopeRun(thread, scope, e.Run)
 		t.emit(EvCheckpoint, Event{Thread: thread, Correlation: thread, Payload: Payload{Checkpoint: &c}})
@@ -302,7 +302,7 @@ func (t *tx) abandonScopeCaptures() {
 func startedCaptures(st *State) []string {
 	var keys []string
 	for key, e := range st.Effects {
-		if e.Status == "started" && e.Kind == EffCheckpoint {
+		if e.Status == EffStarted && e.Kind == EffCheckpoint {
 			keys = append(keys, key)
 		}
 	}

@@ -130,11 +130,11 @@ func (t *tx) newRun(th *Thread, text string) Run {
 }
 
 // startAttempt opens attempt N+1 of an existing run.
-func (t *tx) startAttempt(runID, reason string) { t.startRun(*t.st.Runs[runID], reason) }
+func (t *tx) startAttempt(runID string, reason AttemptReason) { t.startRun(*t.st.Runs[runID], reason) }
 
 // startRun opens attempt N+1 of a run with a root_turn node and asks the
 // provider to run it.
-func (t *tx) startRun(r Run, reason string) {
+func (t *tx) startRun(r Run, reason AttemptReason) {
 	th := t.st.Threads[r.Thread]
 	r.Attempts++
 	r.Status = RunRunning

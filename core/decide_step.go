@@ -29,7 +29,7 @@ func (t *tx) stepStarted(r *Run, a *Attempt, o *Observation) {
 	t.putNode(c)
 	n := t.st.Node(c.ID)
 	rec := &EffectRecord{Key: o.Key, Kind: EffWorkerStep, Class: orDefault(o.Class, ClassIrreversible), Run: r.ID,
-		Status: "started", Node: n.ID, Target: o.Title, Hash: o.Hash, PreHash: o.PreHash}
+		Status: EffStarted, Node: n.ID, Target: o.Title, Hash: o.Hash, PreHash: o.PreHash}
 	t.emit(EvEffectStarted, Event{Thread: r.Thread, Run: r.ID, Attempt: a.ID, Node: n.ID, Correlation: r.ID,
 		Payload: Payload{Effect: rec}})
 }
@@ -42,7 +42,7 @@ func (t *tx) stepDone(r *Run, a *Attempt, o *Observation) {
 		return
 	}
 	c := *rec
-	c.Status, c.Result, c.Exit = orDefault(o.Status, "completed"), o.Text, o.Exit
+	c.Status, c.Result, c.Exit = orDefault(o.EffectStatus, EffCompleted), o.Text, o.Exit
 	if o.Hash != "" {
 		c.Hash = o.Hash
 	}
@@ -55,7 +55,7 @@ func (t *tx) stepDone(r *Run, a *Attempt, o *Observation) {
 		nc = t.makeNode(a, "step:"+o.Key, NodeWorkerStep, o.Parent, rec.Target)
 	}
 	nc.Status = NodeCompleted
-	if c.Status != "completed" {
+	if c.Status != EffCompleted {
 		nc.Status = NodeFailed
 	}
 	nc.Text, nc.Exit, nc.Hash, nc.EndedAt = o.Text, o.Exit, c.Hash, t.at

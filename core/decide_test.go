@@ -150,19 +150,22 @@ func (h *harness) do(t *testing.T, line string) string {
 			id = fmt.Sprintf("c%d", h.n)
 		}
 		run, _ := strconv.Atoi(args["run"])
-		c := &Command{ID: id, Kind: args["kind"], At: h.clock, Thread: args["thread"], NewThread: args["new"],
-			Run: run, Request: args["request"], Text: args["text"], Mode: args["mode"], Title: args["title"],
-			Provider: args["provider"], HoldQueue: args["hold"] == "true", Response: args["response"], Answer: args["answer"],
+		c := &Command{ID: id, Kind: CommandKind(args["kind"]), At: h.clock, Thread: args["thread"], NewThread: args["new"],
+			Run: run, Request: args["request"], Text: args["text"], Mode: SendMode(args["mode"]), Title: args["title"],
+			Provider: args["provider"], HoldQueue: args["hold"] == "true", Response: Response(args["response"]), Answer: args["answer"],
 			Workspace: args["workspace"], MergeBack: args["mergeback"], Node: args["node"], Checkpoint: args["checkpoint"]}
 		c.Caps = capsFrom(args["caps"])
 		in.Command = c
 	case "obs":
-		o := &Observation{Kind: args["kind"], At: h.clock, Thread: args["thread"], Run: args["run"],
-			Attempt: args["attempt"], Key: args["key"], Parent: args["parent"], NodeKind: args["nodekind"],
-			RequestKind: args["reqkind"], Status: args["status"], Title: args["title"], Text: args["text"],
+		o := &Observation{Kind: ObsKind(args["kind"]), At: h.clock, Thread: args["thread"], Run: args["run"],
+			Attempt: args["attempt"], Key: args["key"], Parent: args["parent"], NodeKind: NodeKind(args["nodekind"]),
+			RequestKind: RequestKind(args["reqkind"]), Title: args["title"], Text: args["text"],
 			Prompt: args["prompt"], Error: args["error"], Final: args["final"] == "true",
-			Action: args["action"], Class: args["class"], Hash: args["hash"], PreHash: args["prehash"],
+			Action: args["action"], Class: EffectClass(args["class"]), Hash: args["hash"], PreHash: args["prehash"],
 			Dirty: args["dirty"] == "true"}
+		if !setStatus(o, args["status"]) {
+			t.Fatalf("%s: a %s observation has no status", line, o.Kind)
+		}
 		o.Exit, _ = strconv.Atoi(args["exit"])
 		o.TokensIn, _ = strconv.Atoi(args["in"])
 		o.TokensOut, _ = strconv.Atoi(args["out"])
@@ -171,7 +174,7 @@ func (h *harness) do(t *testing.T, line string) string {
 		if items := args["items"]; items != "" {
 			for _, it := range strings.Split(items, ",") {
 				text, status, _ := strings.Cut(it, ":")
-				o.Items = append(o.Items, PlanItem{Text: text, Status: status})
+				o.Items = append(o.Items, PlanItem{Text: text, Status: PlanItemStatus(status)})
 			}
 		}
 		in.Obs = o
@@ -204,6 +207,29 @@ func (h *harness) do(t *testing.T, line string) string {
 		b.WriteString("(nothing)\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// setStatus puts a directive's status= where the observation's kind
+// keeps it; false if the kind has none.
+func setStatus(o *Observation, status string) bool {
+	if status == "" {
+		return true
+	}
+	switch o.Kind {
+	case ObsNode:
+		o.NodeStatus = NodeStatus(status)
+	case ObsTurnEnded:
+		o.TurnStatus = AttemptStatus(status)
+	case ObsSessionState:
+		o.SessionState = SessionState(status)
+	case ObsEffectDone, ObsStepDone, ObsRestored:
+		o.EffectStatus = EffectStatus(status)
+	case ObsCheckpoint:
+		o.CheckpointStatus = CheckpointStatus(status)
+	default:
+		return false
+	}
+	return true
 }
 
 // filesFrom parses "path:STATUS:added:deleted[:bin],..." into a
@@ -248,7 +274,7 @@ func capsFrom(s string) Capabilities {
 
 func describe(ev *Event) string {
 	p := &ev.Payload
-	s := ev.Type
+	s := string(ev.Type)
 	switch {
 	case p.Thread != nil:
 		s += fmt.Sprintf(" %s status=%s runs=%d", p.Thread.ID, p.Thread.Status, p.Thread.Runs)
@@ -279,7 +305,7 @@ func describe(ev *Event) string {
 			s += fmt.Sprintf(" reply=%q", r.Reply)
 		}
 		if r.Finishing != "" {
-			s += " finishing=" + r.Finishing
+			s += " finishing=" + string(r.Finishing)
 		}
 		if r.AwaitBase {
 			s += " await-base"
@@ -307,7 +333,7 @@ func describe(ev *Event) string {
 		q := p.Request
 		s += fmt.Sprintf(" %s %s %s", q.ID, q.Kind, q.Status)
 		if q.Response != "" {
-			s += " response=" + q.Response
+			s += " response=" + string(q.Response)
 		}
 		if q.Answer != "" {
 			s += fmt.Sprintf(" answer=%q", q.Answer)
@@ -358,14 +384,14 @@ func describe(ev *Event) string {
 	case p.Handoff != nil:
 		s += fmt.Sprintf(" %s %s->%s %s %q", p.Handoff.ID, p.Handoff.From, p.Handoff.To, p.Handoff.Strategy, p.Handoff.Text)
 	case p.Rejection != nil:
-		s += " " + p.Rejection.Reason
+		s += " " + string(p.Rejection.Reason)
 	case p.Receipt != nil:
-		s += " " + p.Receipt.Kind
+		s += " " + string(p.Receipt.Kind)
 		if p.Receipt.Run != "" {
 			s += " run=" + p.Receipt.Run
 		}
 		if p.Receipt.Mode != "" {
-			s += " mode=" + p.Receipt.Mode
+			s += " mode=" + string(p.Receipt.Mode)
 		}
 		if p.Receipt.Checkpoint != "" {
 			s += " checkpoint=" + p.Receipt.Checkpoint
@@ -400,7 +426,7 @@ func describeEffect(e *Effect) string {
 		if len(e.Turn.Settled) > 0 {
 			var keys []string
 			for _, q := range e.Turn.Settled {
-				keys = append(keys, q.Key+"="+q.Response)
+				keys = append(keys, q.Key+"="+string(q.Response))
 			}
 			s += " settled=" + strings.Join(keys, ",")
 		}
@@ -409,7 +435,7 @@ func describeEffect(e *Effect) string {
 		s += fmt.Sprintf(" text=%q", e.Text)
 	}
 	if e.Request != nil {
-		s += " request=" + e.Request.ID + " response=" + e.Request.Response
+		s += " request=" + e.Request.ID + " response=" + string(e.Request.Response)
 	}
 	if e.Scope != "" || e.Commit != "" {
 		s += fmt.Sprintf(" scope=%s commit=%s", e.Scope, e.Commit)
@@ -448,7 +474,7 @@ func summarize(st *State) string {
 	}
 	var keys []string
 	for k, e := range st.Effects {
-		keys = append(keys, k+" "+e.Status)
+		keys = append(keys, k+" "+string(e.Status))
 	}
 	sort.Strings(keys)
 	fmt.Fprintf(&b, "effects: %s", strings.Join(keys, ", "))

@@ -76,7 +76,7 @@ func (t *tx) fork(c *Command) *Rejection {
 	}
 	t.putThread(th)
 	t.forkNative(src, &th, point)
-	tr := Transfer{ID: th.ID + "/fork", Kind: "fork", From: src.ID, To: th.ID, Run: point, Status: "resolved"}
+	tr := Transfer{ID: th.ID + "/fork", Kind: TransferFork, From: src.ID, To: th.ID, Run: point, Status: TransferResolved}
 	t.emit(EvTransferUpdated, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Transfer: &tr}})
 	t.receipt.Thread, t.receipt.Ordinal = th.ID, point
 	return nil
@@ -117,16 +117,16 @@ func (t *tx) switchProvider(c *Command) *Rejection {
 	if c.Provider == th.Provider {
 		return nil
 	}
-	strategy, since := "full_thread_summary", 0
+	strategy, since := HandoffFullSummary, 0
 	if pt := t.st.ProviderThreads[th.ID+"/"+c.Provider]; pt != nil && pt.Available {
 		for _, r := range t.st.RunsOf(th.ID) {
 			if r.Provider == c.Provider && r.Status != RunRolledBack {
-				strategy, since = "delta", r.Ordinal
+				strategy, since = HandoffDelta, r.Ordinal
 			}
 		}
 	}
 	var b strings.Builder
-	if strategy == "delta" {
+	if strategy == HandoffDelta {
 		fmt.Fprintf(&b, "Since your last turn in this thread (run %d), the thread went on with %s:\n", since, th.Provider)
 	} else {
 		fmt.Fprintf(&b, "This thread so far (handed over from %s):\n", th.Provider)
@@ -196,7 +196,7 @@ func (t *tx) recover() {
 		}
 		a := t.st.CurrentAttempt(r)
 		if a != nil {
-			t.completeEffect(a.ID+":turn", "unknown", "host restarted before the turn ended")
+			t.completeEffect(a.ID+":turn", EffUnknown, "host restarted before the turn ended")
 		}
 		if r.Status == RunWaiting && th.Caps.DurableRequests && !r.InterruptRequested && !r.RestartPending {
 			continue // answered later, continued from the journal

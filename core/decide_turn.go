@@ -13,11 +13,11 @@ func (t *tx) observe(o *Observation) {
 	}
 	switch o.Kind {
 	case ObsEffectDone:
-		if o.Status == EffUnsupported {
+		if o.EffectStatus == EffUnsupported {
 			t.effectUnsupported(o)
 			return
 		}
-		t.completeEffect(o.Key, orDefault(o.Status, "completed"), o.Text)
+		t.completeEffect(o.Key, orDefault(o.EffectStatus, EffCompleted), o.Text)
 		return
 	case ObsCheckpoint:
 		t.observeCheckpoint(o)
@@ -67,8 +67,8 @@ func (t *tx) observe(o *Observation) {
 		if o.Text != "" {
 			c.Text = o.Text
 		}
-		if o.Status != "" && o.Status != c.Status {
-			c.Status = o.Status
+		if o.NodeStatus != "" && o.NodeStatus != c.Status {
+			c.Status = o.NodeStatus
 			if c.Status != NodeRunning {
 				c.EndedAt = t.at
 			}
@@ -80,9 +80,9 @@ func (t *tx) observe(o *Observation) {
 			}
 		}
 	case ObsPlan:
-		p := Plan{ID: PlanID(r.ID), Run: r.ID, Kind: "todo_list", Items: append([]PlanItem(nil), o.Items...)}
+		p := Plan{ID: PlanID(r.ID), Run: r.ID, Kind: PlanTodoList, Items: append([]PlanItem(nil), o.Items...)}
 		if o.Key == PlanKeyProposed {
-			p.ID, p.Kind = ProposedPlanID(r.ID), "proposed_plan"
+			p.ID, p.Kind = ProposedPlanID(r.ID), PlanProposed
 		}
 		for i := range p.Items {
 			p.Items[i].Depth = min(max(p.Items[i].Depth, 0), MaxPlanDepth)
@@ -121,7 +121,7 @@ func (t *tx) observe(o *Observation) {
 	}
 }
 
-func orDefault(s, d string) string {
+func orDefault[S ~string](s, d S) S {
 	if s == "" {
 		return d
 	}
@@ -134,16 +134,16 @@ func (t *tx) observeSession(o *Observation) {
 		return
 	}
 	cur := t.sessionState(o.Thread)
-	if CanTransition(cur, o.Status) {
-		s := Session{ID: SessionID(o.Thread), Thread: o.Thread, Provider: th.Provider, State: o.Status, Reason: o.Text}
+	if CanTransition(cur, o.SessionState) {
+		s := Session{ID: SessionID(o.Thread), Thread: o.Thread, Provider: th.Provider, State: o.SessionState, Reason: o.Text}
 		t.emit(EvSessionUpdated, Event{Thread: o.Thread, Correlation: o.Run, Payload: Payload{Session: &s}})
 	}
-	if o.Status == SessFailed || o.Status == SessStopped {
+	if o.SessionState == SessFailed || o.SessionState == SessStopped {
 		// The process is gone: its turn cannot end by itself.
 		if r := t.st.ActiveRun(o.Thread); r != nil {
 			if a := t.st.CurrentAttempt(r); a != nil && a.Status == AttemptRunning {
 				t.markNotResumable(r.ID, "the provider process ended")
-				t.turnEnded(r, a, &Observation{Status: AttemptFailed, Error: orDefault(o.Text, "provider process ended")})
+				t.turnEnded(r, a, &Observation{TurnStatus: AttemptFailed, Error: orDefault(o.Text, "provider process ended")})
 			}
 		}
 	}
@@ -153,14 +153,14 @@ func (t *tx) nodeByKey(a *Attempt, key string) *Node { return t.st.NodeByKey(a.I
 
 // addNode creates a node under an attempt; its parent is the node with
 // the parent key, else the root turn.
-func (t *tx) addNode(a *Attempt, key, kind, parentKey, title string) *Node {
+func (t *tx) addNode(a *Attempt, key string, kind NodeKind, parentKey, title string) *Node {
 	t.putNode(t.makeNode(a, key, kind, parentKey, title))
 	return t.st.Node(NodeID(a.ID, len(t.st.NodesOf(a.ID))))
 }
 
 // makeNode builds the next node of an attempt without emitting it, so a
 // caller can fill it in and emit it once.
-func (t *tx) makeNode(a *Attempt, key, kind, parentKey, title string) Node {
+func (t *tx) makeNode(a *Attempt, key string, kind NodeKind, parentKey, title string) Node {
 	parent := NodeID(a.ID, 1)
 	if p := t.nodeByKey(a, parentKey); p != nil {
 		parent = p.ID
@@ -169,7 +169,7 @@ func (t *tx) makeNode(a *Attempt, key, kind, parentKey, title string) Node {
 		Kind: kind, Status: NodeRunning, Title: title, Key: key, StartedAt: t.at}
 }
 
-func (t *tx) closeNode(id, status string) {
+func (t *tx) closeNode(id string, status NodeStatus) {
 	n := t.st.Node(id)
 	if n == nil || n.Status != NodeRunning {
 		return
@@ -183,9 +183,10 @@ func (t *tx) closeNode(id, status string) {
 // closed, the todo list finalized, requests settled; then the run ends, or a
 // pending steering restart opens the next attempt.
 func (t *tx) turnEnded(r *Run, a *Attempt, o *Observation) {
-	t.completeEffect(a.ID+":turn", "completed", o.Status)
-	t.completeEffect(a.ID+":interrupt", "completed", o.Status)
-	status := o.Status
+	// The turn's effect records keep how it ended as their result.
+	t.completeEffect(a.ID+":turn", EffCompleted, string(o.TurnStatus))
+	t.completeEffect(a.ID+":interrupt", EffCompleted, string(o.TurnStatus))
+	status := o.TurnStatus
 	if r.RestartPending && status != AttemptFailed {
 		t.endAttemptOnly(a, AttemptSuperseded)
 		t.startAttempt(r.ID, ReasonSteeringRestart)
@@ -210,7 +211,7 @@ func (t *tx) turnEnded(r *Run, a *Attempt, o *Observation) {
 }
 
 // endAttemptOnly closes an attempt's nodes and requests and sets its status.
-func (t *tx) endAttemptOnly(a *Attempt, status string) {
+func (t *tx) endAttemptOnly(a *Attempt, status AttemptStatus) {
 	nodeStatus := NodeCompleted
 	if status != AttemptCompleted {
 		nodeStatus = NodeCancelled
@@ -232,7 +233,7 @@ func (t *tx) endAttemptOnly(a *Attempt, status string) {
 }
 
 // endAttempt ends the current attempt and its run.
-func (t *tx) endAttempt(r *Run, attemptStatus, runStatus, errText string) {
+func (t *tx) endAttempt(r *Run, attemptStatus AttemptStatus, runStatus RunStatus, errText string) {
 	if a := t.st.CurrentAttempt(r); a != nil && a.Status == AttemptRunning {
 		t.endAttemptOnly(a, attemptStatus)
 	}
@@ -267,8 +268,8 @@ func (t *tx) finalizePlan(p *Plan) {
 	changed := false
 	items := append([]PlanItem(nil), p.Items...)
 	for i := range items {
-		if items[i].Status != "completed" {
-			items[i].Status = "completed"
+		if items[i].Status != ItemCompleted {
+			items[i].Status = ItemCompleted
 			changed = true
 		}
 	}
@@ -314,7 +315,7 @@ func (t *tx) timer(f *TimerFired) {
 	t.emit(EvRuntimeWarning, Event{Thread: r.Thread, Run: r.ID, Attempt: a.ID, Correlation: r.ID,
 		Payload: Payload{Note: "the provider did not confirm the interrupt in time; stopping it"}})
 	t.stopSession(r.Thread, "interrupt deadline passed")
-	t.turnEnded(r, a, &Observation{Status: AttemptInterrupted, Error: "interrupt deadline passed; provider stopped"})
+	t.turnEnded(r, a, &Observation{TurnStatus: AttemptInterrupted, Error: "interrupt deadline passed; provider stopped"})
 }
 
 // markNotResumable marks a run's pending requests as no longer answerable:

@@ -1,32 +1,74 @@
 package core
 
-// Effect kinds. Effects never change state; their outcomes come back as
-// Observations.
+// EffectKind is what an effect asks the world outside the kernel to do.
+// Effects never change state; their outcomes come back as Observations.
+type EffectKind string
+
+// Effect kinds.
 const (
-	EffStartTurn   = "start_turn"   // start (or resume) a provider turn for an attempt
-	EffSteer       = "steer"        // fold new text into the running turn
-	EffInterrupt   = "interrupt"    // ask the provider to end the turn
-	EffAnswer      = "answer"       // deliver a request response to the provider
-	EffStopSession = "stop_session" // stop the provider runtime of a thread
-	EffTimer       = "timer"        // call back with TimerFired at Deadline
-	EffCheckpoint  = "checkpoint"   // capture the workspace into a checkpoint (Scope, Workspace, Commit = parent)
-	EffRestore     = "restore"      // make the workspace's files equal a checkpoint (Commit); Key is the operation
+	EffStartTurn   EffectKind = "start_turn"   // start (or resume) a provider turn for an attempt
+	EffSteer       EffectKind = "steer"        // fold new text into the running turn
+	EffInterrupt   EffectKind = "interrupt"    // ask the provider to end the turn
+	EffAnswer      EffectKind = "answer"       // deliver a request response to the provider
+	EffStopSession EffectKind = "stop_session" // stop the provider runtime of a thread
+	EffTimer       EffectKind = "timer"        // call back with TimerFired at Deadline
+	EffCheckpoint  EffectKind = "checkpoint"   // capture the workspace into a checkpoint (Scope, Workspace, Commit = parent)
+	EffRestore     EffectKind = "restore"      // make the workspace's files equal a checkpoint (Commit); Key is the operation
 	// EffWorkerStep is the kind of the two-phase record of a worker step
 	// the built-in agent runs (journaled through step.started/step.done).
-	EffWorkerStep = "worker_step"
+	EffWorkerStep EffectKind = "worker_step"
+)
+
+// EffectClass is what running an effect again does to the world
+// (docs/ARCHITECTURE.md, "Side effects").
+type EffectClass string
+
+// Side-effect classes.
+const (
+	ClassPure         EffectClass = "pure"
+	ClassIdempotent   EffectClass = "idempotent"
+	ClassReversible   EffectClass = "reversible"
+	ClassIrreversible EffectClass = "irreversible"
+)
+
+// EffectStatus is where the journaled record of an effect is: started
+// (effect.started, before it runs), then how it ended (effect.completed).
+type EffectStatus string
+
+// Effect record statuses. A checkpoint capture's record ends with the
+// checkpoint's own status instead (ready, missing, error), as the journal
+// has always recorded it.
+const (
+	EffStarted   EffectStatus = "started"
+	EffCompleted EffectStatus = "completed"
+	EffFailed    EffectStatus = "failed"
+	EffCancelled EffectStatus = "cancelled"
+	// EffMissed: the effect came too late for what it was for (a steer
+	// after its turn ended, an answer to a request nobody waits for).
+	EffMissed EffectStatus = "missed"
+	// EffRefused: a worker step the worker would not run (its capability
+	// token or path confinement said no).
+	EffRefused EffectStatus = "refused"
+	// EffUnknown: the effect may or may not have happened (the host
+	// restarted while it ran, or a person declined to run it again).
+	EffUnknown EffectStatus = "unknown"
+	// EffUnsupported is the status a provider reports for an effect its
+	// installed version cannot do (a Codex without turn/steer): the kernel
+	// downgrades the thread's capability and falls back.
+	EffUnsupported EffectStatus = "unsupported"
 )
 
 // Effect is work for the world outside the kernel. Key is its idempotency
 // key; effects that touch the world are journaled effect.started before
 // they run (two-phase: docs/ARCHITECTURE.md, "Side effects").
 type Effect struct {
-	Key      string `json:"key"`
-	Kind     string `json:"kind"`
-	Class    string `json:"class"`
-	Thread   string `json:"thread"`
-	Run      string `json:"run,omitempty"`
-	Attempt  string `json:"attempt,omitempty"`
-	Provider string `json:"provider,omitempty"`
+	Key      string      `json:"key"`
+	Kind     EffectKind  `json:"kind"`
+	Class    EffectClass `json:"class"`
+	Thread   string      `json:"thread"`
+	Run      string      `json:"run,omitempty"`
+	Attempt  string      `json:"attempt,omitempty"`
+	Provider string      `json:"provider,omitempty"`
 	// Turn is set for start_turn.
 	Turn *Turn `json:"turn,omitempty"`
 	// Text is the steering text for steer.
@@ -52,10 +94,10 @@ type Turn struct {
 	Messages []Message `json:"messages"`
 	// Text is the run's own message; Instruction is the latest user text
 	// of the run (its last steering message, or Text).
-	Text        string `json:"text"`
-	Instruction string `json:"instruction"`
-	Reason      string `json:"reason"`
-	Workspace   string `json:"workspace,omitempty"`
+	Text        string        `json:"text"`
+	Instruction string        `json:"instruction"`
+	Reason      AttemptReason `json:"reason"`
+	Workspace   string        `json:"workspace,omitempty"`
 	// Settled are this run's resolved requests, by Key.
 	Settled []Request `json:"settled,omitempty"`
 	// UserMessages counts user messages in the context, this run's included.

@@ -3,17 +3,17 @@ package core
 // Event is the journal envelope. Its field set and msgpack names are part of
 // the on-disk format (see store/doc.go).
 type Event struct {
-	Seq         uint64  `json:"seq" msgpack:"q"`
-	ID          string  `json:"id" msgpack:"i"`
-	Type        string  `json:"type" msgpack:"t"`
-	Thread      string  `json:"thread,omitempty" msgpack:"th,omitempty"`
-	Run         string  `json:"run,omitempty" msgpack:"ru,omitempty"`
-	Attempt     string  `json:"attempt,omitempty" msgpack:"at,omitempty"`
-	Node        string  `json:"node,omitempty" msgpack:"no,omitempty"`
-	Correlation string  `json:"correlation,omitempty" msgpack:"co,omitempty"`
-	Causation   string  `json:"causation,omitempty" msgpack:"ca,omitempty"`
-	At          int64   `json:"at" msgpack:"a"`
-	Payload     Payload `json:"payload" msgpack:"p"`
+	Seq         uint64    `json:"seq" msgpack:"q"`
+	ID          string    `json:"id" msgpack:"i"`
+	Type        EventType `json:"type" msgpack:"t"`
+	Thread      string    `json:"thread,omitempty" msgpack:"th,omitempty"`
+	Run         string    `json:"run,omitempty" msgpack:"ru,omitempty"`
+	Attempt     string    `json:"attempt,omitempty" msgpack:"at,omitempty"`
+	Node        string    `json:"node,omitempty" msgpack:"no,omitempty"`
+	Correlation string    `json:"correlation,omitempty" msgpack:"co,omitempty"`
+	Causation   string    `json:"causation,omitempty" msgpack:"ca,omitempty"`
+	At          int64     `json:"at" msgpack:"a"`
+	Payload     Payload   `json:"payload" msgpack:"p"`
 }
 
 // Payload carries the whole updated entities of an event, so projections
@@ -40,40 +40,44 @@ type Payload struct {
 	Note string `json:"note,omitempty" msgpack:"nt,omitempty"`
 }
 
-// Event types. Part of the on-disk format: never rename, only add.
+// EventType names what an event records. Part of the on-disk format:
+// never rename, only add.
+type EventType string
+
+// Event types.
 const (
-	EvThreadUpdated   = "thread.updated"
-	EvRunUpdated      = "run.updated"
-	EvAttemptUpdated  = "attempt.updated"
-	EvNodeUpdated     = "node.updated"
-	EvNodeText        = "node.text"
-	EvRequestUpdated  = "request.updated"
-	EvPlanUpdated     = "plan.updated"
-	EvSessionUpdated  = "session.updated"
-	EvProviderThread  = "provider_thread.updated"
-	EvHandoffRecorded = "handoff.recorded"
-	EvTransferUpdated = "transfer.updated"
-	EvCheckpoint      = "checkpoint.updated"
-	EvOperation       = "operation.updated"
-	EvEffectStarted   = "effect.started"
-	EvEffectCompleted = "effect.completed"
-	EvCommandRejected = "command.rejected"
-	EvCommandAccepted = "command.accepted"
-	EvRuntimeWarning  = "runtime.warning"
-	EvHostRecovered   = "host.recovered"
+	EvThreadUpdated   EventType = "thread.updated"
+	EvRunUpdated      EventType = "run.updated"
+	EvAttemptUpdated  EventType = "attempt.updated"
+	EvNodeUpdated     EventType = "node.updated"
+	EvNodeText        EventType = "node.text"
+	EvRequestUpdated  EventType = "request.updated"
+	EvPlanUpdated     EventType = "plan.updated"
+	EvSessionUpdated  EventType = "session.updated"
+	EvProviderThread  EventType = "provider_thread.updated"
+	EvHandoffRecorded EventType = "handoff.recorded"
+	EvTransferUpdated EventType = "transfer.updated"
+	EvCheckpoint      EventType = "checkpoint.updated"
+	EvOperation       EventType = "operation.updated"
+	EvEffectStarted   EventType = "effect.started"
+	EvEffectCompleted EventType = "effect.completed"
+	EvCommandRejected EventType = "command.rejected"
+	EvCommandAccepted EventType = "command.accepted"
+	EvRuntimeWarning  EventType = "runtime.warning"
+	EvHostRecovered   EventType = "host.recovered"
 )
 
 // Receipt is the first outcome of a client command id. A retried command
 // with the same id is answered with it and journals nothing new.
 type Receipt struct {
-	Command string `json:"command" msgpack:"c"`
-	Kind    string `json:"kind" msgpack:"k"`
-	Thread  string `json:"thread,omitempty" msgpack:"th,omitempty"`
-	Run     string `json:"run,omitempty" msgpack:"ru,omitempty"`
-	Ordinal int    `json:"ordinal,omitempty" msgpack:"o,omitempty"`
-	Request string `json:"request,omitempty" msgpack:"rq,omitempty"`
-	Mode    string `json:"mode,omitempty" msgpack:"m,omitempty"`
-	Op      string `json:"operation,omitempty" msgpack:"op,omitempty"`
+	Command string      `json:"command" msgpack:"c"`
+	Kind    CommandKind `json:"kind" msgpack:"k"`
+	Thread  string      `json:"thread,omitempty" msgpack:"th,omitempty"`
+	Run     string      `json:"run,omitempty" msgpack:"ru,omitempty"`
+	Ordinal int         `json:"ordinal,omitempty" msgpack:"o,omitempty"`
+	Request string      `json:"request,omitempty" msgpack:"rq,omitempty"`
+	Mode    SendMode    `json:"mode,omitempty" msgpack:"m,omitempty"`
+	Op      string      `json:"operation,omitempty" msgpack:"op,omitempty"`
 	// Checkpoint is the id of the checkpoint a checkpoint.capture takes.
 	Checkpoint string     `json:"checkpoint,omitempty" msgpack:"ck,omitempty"`
 	Seq        uint64     `json:"seq" msgpack:"q"`

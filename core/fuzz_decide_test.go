@@ -11,7 +11,7 @@ import (
 
 // fuzzKinds are the command kinds the fuzzer picks from by index; an
 // index past the end uses the fuzzed kind string as is.
-var fuzzKinds = []string{CmdThreadCreate, CmdThreadRename, CmdThreadArchive, CmdThreadStop, CmdMessageSend,
+var fuzzKinds = []CommandKind{CmdThreadCreate, CmdThreadRename, CmdThreadArchive, CmdThreadStop, CmdMessageSend,
 	CmdQueueHold, CmdQueueRelease, CmdQueueRemove, CmdRunInterrupt, CmdRunResume, CmdRequestRespond,
 	CmdProviderSwitch, CmdThreadFork, CmdMergeBack, CmdRollbackToRun, CmdRollbackNode, CmdCheckpoint}
 
@@ -41,26 +41,26 @@ func fuzzState(f *testing.F) *State {
 	cmd(Command{ID: "c4", Kind: CmdMessageSend, Thread: "t1", Text: "then test", Mode: ModeQueue})
 	cmd(Command{ID: "c5", Kind: CmdMessageSend, Thread: "t2", Text: "hello"})
 	obs(Observation{Kind: ObsTurnStarted, Thread: "t2", Run: "t2/1", Attempt: "t2/1/a1"})
-	obs(Observation{Kind: ObsTurnEnded, Thread: "t2", Run: "t2/1", Attempt: "t2/1/a1", Status: "completed"})
+	obs(Observation{Kind: ObsTurnEnded, Thread: "t2", Run: "t2/1", Attempt: "t2/1/a1", TurnStatus: AttemptCompleted})
 	// t3 has a workspace: a run whose subagent wrote a file, and a mark.
 	cmd(Command{ID: "c6", Kind: CmdThreadCreate, NewThread: "t3", Provider: "builtin", Caps: caps, Workspace: "/ws"})
 	cmd(Command{ID: "c7", Kind: CmdMessageSend, Thread: "t3", Text: "#subagent write a"})
-	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Key: ScopeBase, Status: CkReady, Hash: "c0"})
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Key: ScopeBase, CheckpointStatus: CkReady, Hash: "c0"})
 	a3 := Observation{Thread: "t3", Run: "t3/1", Attempt: "t3/1/a1"}
 	for _, o := range []Observation{
 		{Kind: ObsNode, Key: "sub", NodeKind: NodeSubagent},
 		{Kind: ObsStepStarted, Key: "s1", Parent: "sub", Action: "write_file", Class: ClassReversible},
-		{Kind: ObsStepDone, Key: "s1", Status: "completed"},
-		{Kind: ObsNode, Key: "sub", Status: NodeCompleted},
-		{Kind: ObsTurnEnded, Status: "completed"},
+		{Kind: ObsStepDone, Key: "s1", EffectStatus: EffCompleted},
+		{Kind: ObsNode, Key: "sub", NodeStatus: NodeCompleted},
+		{Kind: ObsTurnEnded, TurnStatus: AttemptCompleted},
 	} {
 		o.Thread, o.Run, o.Attempt = a3.Thread, a3.Run, a3.Attempt
 		obs(o)
 	}
-	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Run: "t3/1", Key: NodeScope("t3", "t3/1/a1/n2"), Status: CkReady, Hash: "cn"})
-	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Key: RunScope(1), Status: CkReady, Hash: "c1"})
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Run: "t3/1", Key: NodeScope("t3", "t3/1/a1/n2"), CheckpointStatus: CkReady, Hash: "cn"})
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Key: RunScope(1), CheckpointStatus: CkReady, Hash: "c1"})
 	cmd(Command{ID: "c8", Kind: CmdCheckpoint, Thread: "t3"})
-	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Run: "t3/1", Key: MarkScope(1), Status: CkReady, Hash: "cm"})
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Run: "t3/1", Key: MarkScope(1), CheckpointStatus: CkReady, Hash: "cm"})
 	if st.Requests["R1"] == nil || st.RunByOrdinal("t1", 2) == nil {
 		f.Fatal("the fuzz state lacks its request or its queued run")
 	}
@@ -94,12 +94,12 @@ func FuzzDecideCommand(f *testing.F) {
 	f.Fuzz(func(t *testing.T, kind uint8, id, thread, newThread string, run int, request, text, mode, title,
 		provider, response, allow string, budget float64, hold bool) {
 		c := Command{ID: id, Thread: thread, NewThread: newThread, Run: run, Request: request, Text: text,
-			Mode: mode, Title: title, Provider: provider, Response: response, Answer: text, BudgetUSD: budget,
+			Mode: SendMode(mode), Title: title, Provider: provider, Response: Response(response), Answer: text, BudgetUSD: budget,
 			HoldQueue: hold, At: 2e9, Workspace: "/ws"}
 		if int(kind) < len(fuzzKinds) {
 			c.Kind = fuzzKinds[kind]
 		} else {
-			c.Kind = title
+			c.Kind = CommandKind(title)
 		}
 		if c.Kind == CmdRollbackNode || c.Kind == CmdRollbackToRun {
 			c.Node, c.Checkpoint = request, response

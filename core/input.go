@@ -15,47 +15,67 @@ type Input struct {
 	Shutdown *Recover `json:"shutdown,omitempty"`
 }
 
+// ObsKind names what an observation reports. Each kind uses the fields
+// its comment names; the others stay empty.
+type ObsKind string
+
 // Observation kinds, reported by providers and effect executors.
 const (
-	ObsTurnStarted   = "turn.started"   // provider accepted the turn
-	ObsNativeTurn    = "native_turn"    // the provider's own mark of this attempt's turn (Text; the last wins)
-	ObsText          = "text"           // assistant text delta (Key: node key)
-	ObsNode          = "node"           // a node started or changed (Key, NodeKind, Status, Title, Text, Parent)
-	ObsPlan          = "plan"           // todo list replaced (Items); Key PlanKeyProposed: a proposed plan
-	ObsRequest       = "request"        // approval or question opened (Key, RequestKind, Prompt)
-	ObsTurnEnded     = "turn.ended"     // Status completed|interrupted|failed, Error
-	ObsSessionState  = "session.state"  // runtime registry transition (Status = state)
-	ObsNativeRef     = "native_ref"     // provider thread ref learned (Text)
-	ObsEffectDone    = "effect.done"    // effect Key completed (Status, Text)
-	ObsWarning       = "warning"        // runtime warning (Text)
-	ObsRequestClosed = "request.closed" // the provider withdrew a request (Key)
-	ObsLLM           = "llm"            // a model call answered (Key: request hash, Text: response, Title: model, usage)
-	ObsStepStarted   = "step.started"   // a worker step is about to run (Key: idempotency key, Action, Class, Title, Hash, PreHash)
-	ObsStepDone      = "step.done"      // a worker step ended (Key, Status, Text: output, Exit, Hash)
-	ObsResumeFailed  = "resume.failed"  // the provider could not resume its thread by native ref (Text: why); it starts a replacement from the journaled history
-	ObsCheckpoint    = "checkpoint"     // a capture ended (Key: scope, Status ready|missing|error, Hash: commit, Title: ref, Files, MoreFiles, Error)
-	ObsRestored      = "restored"       // a restore ended (Key: operation, Status completed|failed, Text: what changed, Error)
+	ObsTurnStarted   ObsKind = "turn.started"   // provider accepted the turn
+	ObsNativeTurn    ObsKind = "native_turn"    // the provider's own mark of this attempt's turn (Text; the last wins)
+	ObsText          ObsKind = "text"           // assistant text delta (Key: node key, Text, Parent, Final, Urgent)
+	ObsNode          ObsKind = "node"           // a node started or changed (Key, NodeKind, NodeStatus, Title, Text, Parent)
+	ObsPlan          ObsKind = "plan"           // todo list replaced (Items); Key PlanKeyProposed: a proposed plan
+	ObsRequest       ObsKind = "request"        // approval or question opened (Key, RequestKind, Prompt, Action)
+	ObsTurnEnded     ObsKind = "turn.ended"     // the turn ended (TurnStatus completed|interrupted|failed, Error)
+	ObsSessionState  ObsKind = "session.state"  // runtime registry transition (SessionState, Text: why)
+	ObsNativeRef     ObsKind = "native_ref"     // provider thread ref learned (Text)
+	ObsEffectDone    ObsKind = "effect.done"    // effect Key completed (EffectStatus, Text)
+	ObsWarning       ObsKind = "warning"        // runtime warning (Text)
+	ObsRequestClosed ObsKind = "request.closed" // the provider withdrew a request (Key, Text: why)
+	ObsLLM           ObsKind = "llm"            // a model call answered (Key: request hash, Text: response, Title: model, usage, Parent)
+	ObsStepStarted   ObsKind = "step.started"   // a worker step is about to run (Key: idempotency key, Action, Class, Title: what it acts on, Hash, PreHash, Parent)
+	ObsStepDone      ObsKind = "step.done"      // a worker step ended (Key, EffectStatus, Text: output, Exit, Hash)
+	ObsResumeFailed  ObsKind = "resume.failed"  // the provider could not resume its thread by native ref (Text: why); it starts a replacement from the journaled history
+	ObsCheckpoint    ObsKind = "checkpoint"     // a capture ended (Key: scope, CheckpointStatus ready|missing|error, Hash: commit, Title: ref, Files, MoreFiles, Error)
+	ObsRestored      ObsKind = "restored"       // a restore ended (Key: operation, EffectStatus completed|failed, Text: what changed, Dirty, Error)
 )
 
 // Observation is a fact reported by a provider or an effect executor. The
 // Runner stamps At. Observations for an attempt that is no longer current
 // are journaled as nothing: late events never change the current attempt.
+//
+// Observations are inputs, never journaled; the events Decide makes of
+// them are. So a field here may be renamed freely, but what Decide
+// records from it may not change.
 type Observation struct {
-	Kind        string     `json:"kind"`
-	At          int64      `json:"at,omitempty"`
-	Thread      string     `json:"thread"`
-	Run         string     `json:"run,omitempty"`
-	Attempt     string     `json:"attempt,omitempty"`
-	Key         string     `json:"key,omitempty"`
-	Parent      string     `json:"parent,omitempty"`
-	NodeKind    string     `json:"nodeKind,omitempty"`
-	RequestKind string     `json:"requestKind,omitempty"`
-	Status      string     `json:"status,omitempty"`
-	Title       string     `json:"title,omitempty"`
-	Text        string     `json:"text,omitempty"`
-	Prompt      string     `json:"prompt,omitempty"`
-	Items       []PlanItem `json:"items,omitempty"`
-	Error       string     `json:"error,omitempty"`
+	Kind    ObsKind `json:"kind"`
+	At      int64   `json:"at,omitempty"`
+	Thread  string  `json:"thread"`
+	Run     string  `json:"run,omitempty"`
+	Attempt string  `json:"attempt,omitempty"`
+	Key     string  `json:"key,omitempty"`
+	Parent  string  `json:"parent,omitempty"`
+	Title   string  `json:"title,omitempty"`
+	Text    string  `json:"text,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	// Nodes (ObsNode): the kind of a new node (tool_call when empty), and
+	// a status once it changes.
+	NodeKind   NodeKind   `json:"nodeKind,omitempty"`
+	NodeStatus NodeStatus `json:"nodeStatus,omitempty"`
+	// Requests (ObsRequest): approval when empty.
+	RequestKind RequestKind `json:"requestKind,omitempty"`
+	Prompt      string      `json:"prompt,omitempty"`
+	// TurnStatus is how a turn ended (ObsTurnEnded): completed,
+	// interrupted, or failed (anything else counts as failed).
+	TurnStatus AttemptStatus `json:"turnStatus,omitempty"`
+	// SessionState is the registry state a session moved to
+	// (ObsSessionState).
+	SessionState SessionState `json:"sessionState,omitempty"`
+	// EffectStatus is how an effect or a worker step ended (ObsEffectDone,
+	// ObsStepDone, ObsRestored); completed when empty.
+	EffectStatus EffectStatus `json:"effectStatus,omitempty"`
+	Items        []PlanItem   `json:"items,omitempty"`
 	// Final marks the last text delta of a node (flush it now).
 	Final bool `json:"final,omitempty"`
 	// Prompt flushing: the delta reaches the journal within
@@ -64,21 +84,26 @@ type Observation struct {
 	// Dirty: after a restore of a node's or a mark's checkpoint, the files
 	// differ from the run checkpoint the effect named (Effect.Since).
 	Dirty bool `json:"dirty,omitempty"`
-	// Model calls and worker steps.
-	Action     string  `json:"action,omitempty"`
-	Class      string  `json:"class,omitempty"`
-	Hash       string  `json:"hash,omitempty"`
-	PreHash    string  `json:"preHash,omitempty"`
-	Exit       int     `json:"exit,omitempty"`
+	// Model calls (ObsLLM): the usage.
 	TokensIn   int     `json:"tokensIn,omitempty"`
 	TokensOut  int     `json:"tokensOut,omitempty"`
 	CostUSD    float64 `json:"costUsd,omitempty"`
 	DurationMS int64   `json:"durationMs,omitempty"`
-	// Checkpoints: the files a run's capture changed against the parent
-	// checkpoint its effect named, in any order; MoreFiles counts files
-	// the executor left out. The kernel sorts and caps them.
-	Files     []FileChange `json:"files,omitempty"`
-	MoreFiles int          `json:"moreFiles,omitempty"`
+	// Worker steps (ObsStepStarted, ObsStepDone): the action, its class,
+	// the BLAKE3 a written file had before (PreHash) and has after (Hash),
+	// and a command's exit code. Hash is a capture's commit too.
+	Action  string      `json:"action,omitempty"`
+	Class   EffectClass `json:"class,omitempty"`
+	Hash    string      `json:"hash,omitempty"`
+	PreHash string      `json:"preHash,omitempty"`
+	Exit    int         `json:"exit,omitempty"`
+	// Checkpoints (ObsCheckpoint): the capture's status (ready when
+	// empty) and the files it changed against the parent checkpoint its
+	// effect named, in any order; MoreFiles counts files the executor left
+	// out. The kernel sorts and caps them.
+	CheckpointStatus CheckpointStatus `json:"checkpointStatus,omitempty"`
+	Files            []FileChange     `json:"files,omitempty"`
+	MoreFiles        int              `json:"moreFiles,omitempty"`
 }
 
 // TimerFired is a deadline reached. Key names what was scheduled.

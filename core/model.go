@@ -1,70 +1,127 @@
 package core
 
-// Status and kind names are strings because they are part of the on-disk
-// format and of the documented --json output.
+// The kernel's vocabulary: every status and kind has its own string type,
+// so a run status cannot be stored where a node status belongs and a
+// switch names the values it handles. They are strings because they are
+// part of the on-disk format and of the documented --json output: a value
+// is never renamed, only added (store/format_golden_test.go pins them).
 
-// Run statuses.
-const (
-	RunQueued      = "queued"
-	RunRunning     = "running"
-	RunWaiting     = "waiting"
-	RunInterrupted = "interrupted"
-	RunCompleted   = "completed"
-	RunFailed      = "failed"
-	RunCancelled   = "cancelled"
-	RunRolledBack  = "rolled_back"
-)
-
-// Attempt reasons and statuses.
-const (
-	ReasonInitial          = "initial"
-	ReasonSteeringRestart  = "steering_restart"
-	ReasonRetry            = "retry"
-	ReasonProviderRecovery = "provider_recovery"
-
-	AttemptRunning     = "running"
-	AttemptCompleted   = "completed"
-	AttemptInterrupted = "interrupted"
-	AttemptFailed      = "failed"
-	AttemptCancelled   = "cancelled"
-	AttemptSuperseded  = "superseded"
-)
-
-// Node kinds and statuses.
-const (
-	NodeRootTurn         = "root_turn"
-	NodeAssistantMessage = "assistant_message"
-	NodeToolCall         = "tool_call"
-	NodeSubagent         = "subagent"
-	NodeApproval         = "approval"
-	NodeUserInput        = "user_input_request"
-	NodeWorkerStep       = "worker_step"
-	NodeLLMCall          = "llm_call"
-
-	NodeRunning   = "running"
-	NodeCompleted = "completed"
-	NodeFailed    = "failed"
-	NodeCancelled = "cancelled"
-)
-
-// Request kinds and statuses.
-const (
-	RequestApproval  = "approval"
-	RequestUserInput = "user_input"
-
-	RequestPending      = "pending"
-	RequestResolved     = "resolved"
-	RequestCancelled    = "cancelled"
-	RequestNotResumable = "not_resumable"
-)
+// ThreadStatus is what a thread is doing, derived from its runs.
+type ThreadStatus string
 
 // Thread statuses.
 const (
-	ThreadIdle     = "idle"
-	ThreadRunning  = "running"
-	ThreadWaiting  = "waiting"
-	ThreadFailed   = "failed"
-	ThreadArchived = "archived"
+	ThreadIdle     ThreadStatus = "idle"
+	ThreadRunning  ThreadStatus = "running"
+	ThreadWaiting  ThreadStatus = "waiting"
+	ThreadFailed   ThreadStatus = "failed"
+	ThreadArchived ThreadStatus = "archived"
+)
+
+// RunStatus is where a run is; Terminal tells the final ones.
+type RunStatus string
+
+// Run statuses.
+const (
+	RunQueued      RunStatus = "queued"
+	RunRunning     RunStatus = "running"
+	RunWaiting     RunStatus = "waiting"
+	RunInterrupted RunStatus = "interrupted"
+	RunCompleted   RunStatus = "completed"
+	RunFailed      RunStatus = "failed"
+	RunCancelled   RunStatus = "cancelled"
+	RunRolledBack  RunStatus = "rolled_back"
+)
+
+// AttemptReason is why an attempt was started.
+type AttemptReason string
+
+// Attempt reasons.
+const (
+	ReasonInitial          AttemptReason = "initial"
+	ReasonSteeringRestart  AttemptReason = "steering_restart"
+	ReasonRetry            AttemptReason = "retry"
+	ReasonProviderRecovery AttemptReason = "provider_recovery"
+)
+
+// AttemptStatus is where an attempt is. A provider reports how a turn
+// ended with one of completed, interrupted or failed
+// (Observation.TurnStatus).
+type AttemptStatus string
+
+// Attempt statuses.
+const (
+	AttemptRunning     AttemptStatus = "running"
+	AttemptCompleted   AttemptStatus = "completed"
+	AttemptInterrupted AttemptStatus = "interrupted"
+	AttemptFailed      AttemptStatus = "failed"
+	AttemptCancelled   AttemptStatus = "cancelled"
+	AttemptSuperseded  AttemptStatus = "superseded"
+)
+
+// NodeKind is what a node of the execution graph stands for.
+type NodeKind string
+
+// Node kinds.
+const (
+	NodeRootTurn         NodeKind = "root_turn"
+	NodeAssistantMessage NodeKind = "assistant_message"
+	NodeToolCall         NodeKind = "tool_call"
+	NodeSubagent         NodeKind = "subagent"
+	NodeApproval         NodeKind = "approval"
+	NodeUserInput        NodeKind = "user_input_request"
+	NodeWorkerStep       NodeKind = "worker_step"
+	NodeLLMCall          NodeKind = "llm_call"
+)
+
+// NodeStatus is where a node is.
+type NodeStatus string
+
+// Node statuses.
+const (
+	NodeRunning   NodeStatus = "running"
+	NodeCompleted NodeStatus = "completed"
+	NodeFailed    NodeStatus = "failed"
+	NodeCancelled NodeStatus = "cancelled"
+)
+
+// RequestKind is what a request asks a person for.
+type RequestKind string
+
+// Request kinds.
+const (
+	RequestApproval  RequestKind = "approval"
+	RequestUserInput RequestKind = "user_input"
+)
+
+// RequestStatus is where a request is.
+type RequestStatus string
+
+// Request statuses.
+const (
+	RequestPending      RequestStatus = "pending"
+	RequestResolved     RequestStatus = "resolved"
+	RequestCancelled    RequestStatus = "cancelled"
+	RequestNotResumable RequestStatus = "not_resumable"
+)
+
+// PlanKind is what a plan is: the live todo list or a proposed plan.
+type PlanKind string
+
+// Plan kinds.
+const (
+	PlanTodoList PlanKind = "todo_list"
+	PlanProposed PlanKind = "proposed_plan"
+)
+
+// PlanItemStatus is how far a plan item is.
+type PlanItemStatus string
+
+// Plan item statuses.
+const (
+	ItemPending    PlanItemStatus = "pending"
+	ItemInProgress PlanItemStatus = "in_progress"
+	ItemCompleted  PlanItemStatus = "completed"
 )
 
 // Capabilities is what a provider declares it can do. The capability policy
@@ -98,7 +155,7 @@ type Thread struct {
 	Provider  string       `json:"provider" msgpack:"pr"`
 	Caps      Capabilities `json:"capabilities" msgpack:"ca"`
 	Workspace string       `json:"workspace,omitempty" msgpack:"ws,omitempty"`
-	Status    string       `json:"status" msgpack:"s"`
+	Status    ThreadStatus `json:"status" msgpack:"s"`
 	// ForkedFrom and ForkRun are the lineage: this thread's context starts
 	// with ForkedFrom's runs 1..ForkRun.
 	ForkedFrom string  `json:"forkedFrom,omitempty" msgpack:"ff,omitempty"`
@@ -130,11 +187,11 @@ type Thread struct {
 
 // Run is one user turn of a thread.
 type Run struct {
-	ID      string `json:"id" msgpack:"id"`
-	Thread  string `json:"thread" msgpack:"th"`
-	Ordinal int    `json:"ordinal" msgpack:"o"`
-	Status  string `json:"status" msgpack:"s"`
-	Text    string `json:"text" msgpack:"tx"`
+	ID      string    `json:"id" msgpack:"id"`
+	Thread  string    `json:"thread" msgpack:"th"`
+	Ordinal int       `json:"ordinal" msgpack:"o"`
+	Status  RunStatus `json:"status" msgpack:"s"`
+	Text    string    `json:"text" msgpack:"tx"`
 	// Steers are follow-up instructions folded into this run, in order.
 	Steers []string `json:"steers,omitempty" msgpack:"sr,omitempty"`
 	// Transfer is the merge-back context transfer injected with this
@@ -158,7 +215,7 @@ type Run struct {
 	RestartPending bool `json:"restartPending,omitempty" msgpack:"rp,omitempty"`
 	// Finishing holds the status the run takes once its completion
 	// barrier's checkpoint is captured (or recorded missing).
-	Finishing string `json:"finishing,omitempty" msgpack:"fi,omitempty"`
+	Finishing RunStatus `json:"finishing,omitempty" msgpack:"fi,omitempty"`
 	// AwaitBase holds a run's first turn until the workspace's pre-run
 	// baseline (run 1), or a mark being captured, is done.
 	AwaitBase bool   `json:"awaitBase,omitempty" msgpack:"ab,omitempty"`
@@ -171,15 +228,15 @@ type Run struct {
 
 // Attempt is one provider-turn attempt of a run.
 type Attempt struct {
-	ID        string `json:"id" msgpack:"id"`
-	Run       string `json:"run" msgpack:"ru"`
-	Thread    string `json:"thread" msgpack:"th"`
-	N         int    `json:"n" msgpack:"n"`
-	Reason    string `json:"reason" msgpack:"r"`
-	Status    string `json:"status" msgpack:"s"`
-	Session   string `json:"session,omitempty" msgpack:"se,omitempty"`
-	StartedAt int64  `json:"startedAt" msgpack:"sa"`
-	EndedAt   int64  `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
+	ID        string        `json:"id" msgpack:"id"`
+	Run       string        `json:"run" msgpack:"ru"`
+	Thread    string        `json:"thread" msgpack:"th"`
+	N         int           `json:"n" msgpack:"n"`
+	Reason    AttemptReason `json:"reason" msgpack:"r"`
+	Status    AttemptStatus `json:"status" msgpack:"s"`
+	Session   string        `json:"session,omitempty" msgpack:"se,omitempty"`
+	StartedAt int64         `json:"startedAt" msgpack:"sa"`
+	EndedAt   int64         `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
 	// NativeTurn is the provider's own mark of the turn this attempt ran,
 	// the last it reported (ObsNativeTurn): a Codex turn id, or the uuid of
 	// the last message of a Claude Code turn. A native fork or rollback
@@ -189,15 +246,15 @@ type Attempt struct {
 
 // Node is an execution graph node under an attempt.
 type Node struct {
-	ID      string `json:"id" msgpack:"id"`
-	Attempt string `json:"attempt" msgpack:"at"`
-	Run     string `json:"run" msgpack:"ru"`
-	Thread  string `json:"thread" msgpack:"th"`
-	Parent  string `json:"parent,omitempty" msgpack:"pa,omitempty"`
-	Kind    string `json:"kind" msgpack:"k"`
-	Status  string `json:"status" msgpack:"s"`
-	Title   string `json:"title,omitempty" msgpack:"ti,omitempty"`
-	Text    string `json:"text,omitempty" msgpack:"tx,omitempty"`
+	ID      string     `json:"id" msgpack:"id"`
+	Attempt string     `json:"attempt" msgpack:"at"`
+	Run     string     `json:"run" msgpack:"ru"`
+	Thread  string     `json:"thread" msgpack:"th"`
+	Parent  string     `json:"parent,omitempty" msgpack:"pa,omitempty"`
+	Kind    NodeKind   `json:"kind" msgpack:"k"`
+	Status  NodeStatus `json:"status" msgpack:"s"`
+	Title   string     `json:"title,omitempty" msgpack:"ti,omitempty"`
+	Text    string     `json:"text,omitempty" msgpack:"tx,omitempty"`
 	// Key is the provider's own id for this node (tool call id, item id).
 	Key       string `json:"key,omitempty" msgpack:"ky,omitempty"`
 	StartedAt int64  `json:"startedAt" msgpack:"sa"`
@@ -216,25 +273,25 @@ type Node struct {
 
 // Request is an app-owned approval or user-input request.
 type Request struct {
-	ID      string `json:"id" msgpack:"id"`
-	Thread  string `json:"thread" msgpack:"th"`
-	Run     string `json:"run" msgpack:"ru"`
-	Attempt string `json:"attempt" msgpack:"at"`
-	Node    string `json:"node,omitempty" msgpack:"no,omitempty"`
-	Kind    string `json:"kind" msgpack:"k"`
-	Status  string `json:"status" msgpack:"s"`
-	Prompt  string `json:"prompt" msgpack:"p"`
+	ID      string        `json:"id" msgpack:"id"`
+	Thread  string        `json:"thread" msgpack:"th"`
+	Run     string        `json:"run" msgpack:"ru"`
+	Attempt string        `json:"attempt" msgpack:"at"`
+	Node    string        `json:"node,omitempty" msgpack:"no,omitempty"`
+	Kind    RequestKind   `json:"kind" msgpack:"k"`
+	Status  RequestStatus `json:"status" msgpack:"s"`
+	Prompt  string        `json:"prompt" msgpack:"p"`
 	// Key is the provider's stable name for the request (its request id,
 	// or for the built-in agent the directive that raised it).
 	Key string `json:"key,omitempty" msgpack:"ky,omitempty"`
 	// Action is the action kind an approval is for (write, command), so
 	// "allow always" can be remembered per thread and kind.
 	Action string `json:"action,omitempty" msgpack:"ac,omitempty"`
-	// Response is allow, allow_always, deny or answer once resolved.
-	Response  string `json:"response,omitempty" msgpack:"rs,omitempty"`
-	Answer    string `json:"answer,omitempty" msgpack:"an,omitempty"`
-	Reason    string `json:"reason,omitempty" msgpack:"re,omitempty"`
-	CreatedAt int64  `json:"createdAt" msgpack:"ct"`
+	// Response is the person's answer once resolved.
+	Response  Response `json:"response,omitempty" msgpack:"rs,omitempty"`
+	Answer    string   `json:"answer,omitempty" msgpack:"an,omitempty"`
+	Reason    string   `json:"reason,omitempty" msgpack:"re,omitempty"`
+	CreatedAt int64    `json:"createdAt" msgpack:"ct"`
 }
 
 // Plan is a plan artifact: todo_list (live progress), proposed_plan or
@@ -242,16 +299,16 @@ type Request struct {
 type Plan struct {
 	ID    string     `json:"id" msgpack:"id"`
 	Run   string     `json:"run" msgpack:"ru"`
-	Kind  string     `json:"kind" msgpack:"k"`
+	Kind  PlanKind   `json:"kind" msgpack:"k"`
 	Items []PlanItem `json:"items" msgpack:"it"`
 }
 
 // PlanItem is one entry of a plan. Depth nests child lists: a
 // subagent's own todo list follows its parent item at depth 1.
 type PlanItem struct {
-	Text   string `json:"text" msgpack:"t"`
-	Status string `json:"status" msgpack:"s"` // pending, in_progress, completed
-	Depth  int    `json:"depth,omitempty" msgpack:"dp,omitempty"`
+	Text   string         `json:"text" msgpack:"t"`
+	Status PlanItemStatus `json:"status" msgpack:"s"`
+	Depth  int            `json:"depth,omitempty" msgpack:"dp,omitempty"`
 }
 
 // MaxPlanDepth bounds PlanItem.Depth; a deeper item is kept at it.
@@ -259,11 +316,11 @@ const MaxPlanDepth = 4
 
 // Session is one live provider runtime.
 type Session struct {
-	ID       string `json:"id" msgpack:"id"`
-	Thread   string `json:"thread" msgpack:"th"`
-	Provider string `json:"provider" msgpack:"pr"`
-	State    string `json:"state" msgpack:"s"`
-	Reason   string `json:"reason,omitempty" msgpack:"re,omitempty"`
+	ID       string       `json:"id" msgpack:"id"`
+	Thread   string       `json:"thread" msgpack:"th"`
+	Provider string       `json:"provider" msgpack:"pr"`
+	State    SessionState `json:"state" msgpack:"s"`
+	Reason   string       `json:"reason,omitempty" msgpack:"re,omitempty"`
 }
 
 // ProviderThread is a durable provider-side conversation.
@@ -288,35 +345,35 @@ type ProviderThread struct {
 
 // Handoff is the auditable text injected when switching provider.
 type Handoff struct {
-	ID       string `json:"id" msgpack:"id"`
-	Thread   string `json:"thread" msgpack:"th"`
-	From     string `json:"from" msgpack:"fr"`
-	To       string `json:"to" msgpack:"to"`
-	Strategy string `json:"strategy" msgpack:"st"` // delta, full_thread_summary
-	Text     string `json:"text" msgpack:"tx"`
+	ID       string          `json:"id" msgpack:"id"`
+	Thread   string          `json:"thread" msgpack:"th"`
+	From     string          `json:"from" msgpack:"fr"`
+	To       string          `json:"to" msgpack:"to"`
+	Strategy HandoffStrategy `json:"strategy" msgpack:"st"`
+	Text     string          `json:"text" msgpack:"tx"`
 }
 
 // Transfer is a fork or merge_back context transfer.
 type Transfer struct {
-	ID     string `json:"id" msgpack:"id"`
-	Kind   string `json:"kind" msgpack:"k"` // fork, merge_back
-	From   string `json:"from" msgpack:"fr"`
-	To     string `json:"to" msgpack:"to"`
-	Run    int    `json:"run,omitempty" msgpack:"ru,omitempty"`
-	Status string `json:"status" msgpack:"s"`
-	Text   string `json:"text,omitempty" msgpack:"tx,omitempty"`
+	ID     string         `json:"id" msgpack:"id"`
+	Kind   TransferKind   `json:"kind" msgpack:"k"`
+	From   string         `json:"from" msgpack:"fr"`
+	To     string         `json:"to" msgpack:"to"`
+	Run    int            `json:"run,omitempty" msgpack:"ru,omitempty"`
+	Status TransferStatus `json:"status" msgpack:"s"`
+	Text   string         `json:"text,omitempty" msgpack:"tx,omitempty"`
 }
 
 // Checkpoint is a workspace snapshot for one scope.
 type Checkpoint struct {
-	ID     string `json:"id" msgpack:"id"`
-	Thread string `json:"thread" msgpack:"th"`
-	Run    int    `json:"run" msgpack:"ru"`
-	Scope  string `json:"scope" msgpack:"sc"`
-	Status string `json:"status" msgpack:"s"` // ready, missing, error, stale
-	Ref    string `json:"ref,omitempty" msgpack:"rf,omitempty"`
-	Reason string `json:"reason,omitempty" msgpack:"re,omitempty"`
-	Commit string `json:"commit,omitempty" msgpack:"cm,omitempty"`
+	ID     string           `json:"id" msgpack:"id"`
+	Thread string           `json:"thread" msgpack:"th"`
+	Run    int              `json:"run" msgpack:"ru"`
+	Scope  string           `json:"scope" msgpack:"sc"`
+	Status CheckpointStatus `json:"status" msgpack:"s"`
+	Ref    string           `json:"ref,omitempty" msgpack:"rf,omitempty"`
+	Reason string           `json:"reason,omitempty" msgpack:"re,omitempty"`
+	Commit string           `json:"commit,omitempty" msgpack:"cm,omitempty"`
 	// Node is the subagent node a child-scope checkpoint belongs to (scope
 	// node/...); Run is then the ordinal of the node's run.
 	Node string `json:"node,omitempty" msgpack:"nd,omitempty"`
@@ -345,14 +402,14 @@ type FileChange struct {
 // Operation is a journaled multi-step operation (a rollback): its current
 // step survives a crash, so `nexus resume` finishes it.
 type Operation struct {
-	ID     string `json:"id" msgpack:"id"`
-	Kind   string `json:"kind" msgpack:"k"` // rollback
-	Thread string `json:"thread" msgpack:"th"`
-	ToRun  int    `json:"toRun" msgpack:"tr"`
-	Step   string `json:"step" msgpack:"st"`  // provider, files, mark, done
-	Status string `json:"status" msgpack:"s"` // running, completed, partial, refused
-	Detail string `json:"detail,omitempty" msgpack:"d,omitempty"`
-	Commit string `json:"commit,omitempty" msgpack:"cm,omitempty"`
+	ID     string   `json:"id" msgpack:"id"`
+	Kind   OpKind   `json:"kind" msgpack:"k"`
+	Thread string   `json:"thread" msgpack:"th"`
+	ToRun  int      `json:"toRun" msgpack:"tr"`
+	Step   OpStep   `json:"step" msgpack:"st"`
+	Status OpStatus `json:"status" msgpack:"s"`
+	Detail string   `json:"detail,omitempty" msgpack:"d,omitempty"`
+	Commit string   `json:"commit,omitempty" msgpack:"cm,omitempty"`
 	// Target is the checkpoint restored when it is not run ToRun's own (a
 	// node's or a mark's); Dirty then says that the workspace was left
 	// different from run ToRun's checkpoint.
@@ -363,35 +420,77 @@ type Operation struct {
 	Marks int `json:"marks,omitempty" msgpack:"mk,omitempty"`
 }
 
-// Operation statuses and rollback steps.
-const (
-	OpRunning   = "running"
-	OpCompleted = "completed"
-	OpPartial   = "partial"
-	OpRefused   = "refused"
+// OpKind is what an operation does.
+type OpKind string
 
-	StepProvider = "provider"
-	StepFiles    = "files"
-	StepMark     = "mark"
-	StepDone     = "done"
+// Operation kinds.
+const OpRollback OpKind = "rollback"
+
+// OpStatus is where an operation is.
+type OpStatus string
+
+// Operation statuses.
+const (
+	OpRunning   OpStatus = "running"
+	OpCompleted OpStatus = "completed"
+	OpPartial   OpStatus = "partial"
+	OpRefused   OpStatus = "refused"
 )
+
+// OpStep is the step an operation is at.
+type OpStep string
+
+// Rollback steps, in order.
+const (
+	StepProvider OpStep = "provider"
+	StepFiles    OpStep = "files"
+	StepMark     OpStep = "mark"
+	StepDone     OpStep = "done"
+)
+
+// CheckpointStatus is what became of a checkpoint.
+type CheckpointStatus string
 
 // Checkpoint statuses.
 const (
-	CkReady   = "ready"
-	CkMissing = "missing"
-	CkError   = "error"
-	CkStale   = "stale"
+	CkReady   CheckpointStatus = "ready"
+	CkMissing CheckpointStatus = "missing"
+	CkError   CheckpointStatus = "error"
+	CkStale   CheckpointStatus = "stale"
 )
+
+// HandoffStrategy is how a handoff's text was made.
+type HandoffStrategy string
+
+// Handoff strategies.
+const (
+	HandoffDelta       HandoffStrategy = "delta"
+	HandoffFullSummary HandoffStrategy = "full_thread_summary"
+)
+
+// TransferKind is what a context transfer carries.
+type TransferKind string
+
+// Transfer kinds.
+const (
+	TransferFork      TransferKind = "fork"
+	TransferMergeBack TransferKind = "merge_back"
+)
+
+// TransferStatus is where a transfer is; a recorded one is resolved.
+type TransferStatus string
+
+// Transfer statuses.
+const TransferResolved TransferStatus = "resolved"
 
 // EffectRecord is the journaled two-phase record of an effect.
 type EffectRecord struct {
-	Key    string `json:"key" msgpack:"k"`
-	Kind   string `json:"kind" msgpack:"ki"`
-	Class  string `json:"class" msgpack:"c"`
-	Run    string `json:"run,omitempty" msgpack:"ru,omitempty"`
-	Status string `json:"status" msgpack:"s"` // started, completed, failed, unknown
-	Result string `json:"result,omitempty" msgpack:"rs,omitempty"`
+	Key    string       `json:"key" msgpack:"k"`
+	Kind   EffectKind   `json:"kind" msgpack:"ki"`
+	Class  EffectClass  `json:"class" msgpack:"c"`
+	Run    string       `json:"run,omitempty" msgpack:"ru,omitempty"`
+	Status EffectStatus `json:"status" msgpack:"s"`
+	Result string       `json:"result,omitempty" msgpack:"rs,omitempty"`
 	// Worker steps: the node, what it acts on, the BLAKE3 the target had
 	// before (PreHash) and will have after (Hash) a file change, so
 	// recovery can tell whether an interrupted write happened.
@@ -404,23 +503,18 @@ type EffectRecord struct {
 
 // Rejection records why the decider refused a well-formed command.
 type Rejection struct {
-	Command string `json:"command" msgpack:"c"`
-	Reason  string `json:"reason" msgpack:"r"`
-	Detail  string `json:"detail" msgpack:"d"`
+	Command string       `json:"command" msgpack:"c"`
+	Reason  RejectReason `json:"reason" msgpack:"r"`
+	Detail  string       `json:"detail" msgpack:"d"`
 }
+
+// RejectReason is the typed reason of a Rejection.
+type RejectReason string
 
 // Rejection reasons.
 const (
-	ReasonUnsupported     = "unsupported_capability"
-	ReasonInvalidState    = "invalid_state"
-	ReasonNotResumable    = "not_resumable"
-	ReasonAlreadyResolved = "already_resolved"
-)
-
-// Side-effect classes of an effect (docs/ARCHITECTURE.md, "Side effects").
-const (
-	ClassPure         = "pure"
-	ClassIdempotent   = "idempotent"
-	ClassReversible   = "reversible"
-	ClassIrreversible = "irreversible"
+	ReasonUnsupported     RejectReason = "unsupported_capability"
+	ReasonInvalidState    RejectReason = "invalid_state"
+	ReasonNotResumable    RejectReason = "not_resumable"
+	ReasonAlreadyResolved RejectReason = "already_resolved"
 )

@@ -1,22 +1,26 @@
 package core
 
-// Runtime registry states of a ProviderSession (docs/ARCHITECTURE.md,
-// "Providers and sessions").
+// SessionState is a runtime registry state of a provider session
+// (docs/ARCHITECTURE.md, "Providers and sessions"). The empty state is a
+// thread that never had a session.
+type SessionState string
+
+// Runtime registry states.
 const (
-	SessStarting = "STARTING"
-	SessRunning  = "RUNNING"
-	SessWaiting  = "WAITING"
-	SessApproval = "APPROVAL"
-	SessHandoff  = "HANDOFF"
-	SessStopping = "STOPPING"
-	SessStopped  = "STOPPED"
-	SessFailed   = "FAILED"
+	SessStarting SessionState = "STARTING"
+	SessRunning  SessionState = "RUNNING"
+	SessWaiting  SessionState = "WAITING"
+	SessApproval SessionState = "APPROVAL"
+	SessHandoff  SessionState = "HANDOFF"
+	SessStopping SessionState = "STOPPING"
+	SessStopped  SessionState = "STOPPED"
+	SessFailed   SessionState = "FAILED"
 )
 
 // transitions is the runtime registry. STARTING may also go to STOPPING or
 // FAILED: a process can die or be stopped before its first turn, and the
 // registry must say so rather than pretend it ran.
-var transitions = map[string][]string{
+var transitions = map[SessionState][]SessionState{
 	"":           {SessStarting},
 	SessStarting: {SessRunning, SessStopping, SessFailed},
 	SessRunning:  {SessWaiting, SessApproval, SessHandoff, SessStopping},
@@ -29,7 +33,7 @@ var transitions = map[string][]string{
 }
 
 // CanTransition reports whether a session may move from one state to another.
-func CanTransition(from, to string) bool {
+func CanTransition(from, to SessionState) bool {
 	for _, s := range transitions[from] {
 		if s == to {
 			return true
@@ -41,15 +45,15 @@ func CanTransition(from, to string) bool {
 // Path returns the shortest chain of registry states that leads from one
 // state to another, excluding from, or nil when none does. The decider uses
 // it so every journaled session change is a single legal transition.
-func Path(from, to string) []string {
+func Path(from, to SessionState) []SessionState {
 	if from == to {
-		return []string{}
+		return []SessionState{}
 	}
 	type step struct {
-		state string
+		state SessionState
 		prev  *step
 	}
-	seen := map[string]bool{from: true}
+	seen := map[SessionState]bool{from: true}
 	queue := []*step{{state: from}}
 	for len(queue) > 0 {
 		cur := queue[0]
@@ -61,9 +65,9 @@ func Path(from, to string) []string {
 			seen[next] = true
 			s := &step{state: next, prev: cur}
 			if next == to {
-				var out []string
+				var out []SessionState
 				for p := s; p.prev != nil; p = p.prev {
-					out = append([]string{p.state}, out...)
+					out = append([]SessionState{p.state}, out...)
 				}
 				return out
 			}
@@ -74,7 +78,7 @@ func Path(from, to string) []string {
 }
 
 // Live reports whether a session state means a running provider process.
-func Live(state string) bool {
+func Live(state SessionState) bool {
 	switch state {
 	case SessStarting, SessRunning, SessWaiting, SessApproval, SessHandoff:
 		return true

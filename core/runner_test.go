@@ -28,7 +28,7 @@ func (s *scripted) exec(e Effect) {
 				Key: "reply", Text: d, Final: i == len(s.deltas)-1})
 			time.Sleep(s.gap)
 		}
-		_ = s.r.Observe(ctx, Observation{Kind: ObsTurnEnded, Thread: e.Thread, Run: e.Run, Attempt: e.Attempt, Status: AttemptCompleted})
+		_ = s.r.Observe(ctx, Observation{Kind: ObsTurnEnded, Thread: e.Thread, Run: e.Run, Attempt: e.Attempt, TurnStatus: AttemptCompleted})
 	}()
 }
 
@@ -65,7 +65,7 @@ func newThread(t *testing.T, r *Runner, id string) {
 	}
 }
 
-func waitRun(t *testing.T, r *Runner, run string, status string) *State {
+func waitRun(t *testing.T, r *Runner, run string, status RunStatus) *State {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {

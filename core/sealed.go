@@ -114,7 +114,7 @@ func RunOf(id string) string {
 
 // sealedRunStatus reports whether a run in this status is finished for
 // sealing: nothing but a new command can add to it.
-func sealedRunStatus(s string) bool {
+func sealedRunStatus(s RunStatus) bool {
 	switch s {
 	case RunCompleted, RunFailed, RunCancelled, RunInterrupted, RunRolledBack:
 		return true
@@ -149,7 +149,7 @@ func (st *State) Sealable(id string) bool {
 		}
 	}
 	for _, key := range ix.effects[id] {
-		if e := st.Effects[key]; sealedEffect(e) && e.Status == "started" {
+		if e := st.Effects[key]; sealedEffect(e) && e.Status == EffStarted {
 			return false
 		}
 	}

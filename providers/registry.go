@@ -91,7 +91,7 @@ func (r *Registry) Exec(e core.Effect) {
 	if sink != nil && e.Kind == core.EffStartTurn {
 		go func() {
 			_ = sink.Observe(ctx, core.Observation{Kind: core.ObsTurnEnded, Thread: e.Thread, Run: e.Run,
-				Attempt: e.Attempt, Status: core.AttemptFailed,
+				Attempt: e.Attempt, TurnStatus: core.AttemptFailed,
 				Error: fmt.Sprintf("provider %q is not configured on this host", e.Provider)})
 		}()
 	}

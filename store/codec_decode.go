@@ -63,7 +63,7 @@ func decThread(r *reader) *core.Thread {
 		case "ws":
 			v.Workspace = r.str()
 		case "s":
-			v.Status = r.str()
+			v.Status = core.ThreadStatus(r.str())
 		case "ff":
 			v.ForkedFrom = r.str()
 		case "fr":
@@ -118,7 +118,7 @@ func decRun(r *reader) *core.Run {
 		case "o":
 			v.Ordinal = int(r.int())
 		case "s":
-			v.Status = r.str()
+			v.Status = core.RunStatus(r.str())
 		case "tx":
 			v.Text = r.str()
 		case "sr":
@@ -138,7 +138,7 @@ func decRun(r *reader) *core.Run {
 		case "pv":
 			v.Provider = r.str()
 		case "fi":
-			v.Finishing = r.str()
+			v.Finishing = core.RunStatus(r.str())
 		case "ab":
 			v.AwaitBase = r.bool()
 		case "rp":
@@ -177,9 +177,9 @@ func decAttempt(r *reader) *core.Attempt {
 		case "n":
 			v.N = int(r.int())
 		case "r":
-			v.Reason = r.str()
+			v.Reason = core.AttemptReason(r.str())
 		case "s":
-			v.Status = r.str()
+			v.Status = core.AttemptStatus(r.str())
 		case "se":
 			v.Session = r.str()
 		case "sa":
@@ -214,9 +214,9 @@ func decNode(r *reader) *core.Node {
 		case "pa":
 			v.Parent = r.str()
 		case "k":
-			v.Kind = r.str()
+			v.Kind = core.NodeKind(r.str())
 		case "s":
-			v.Status = r.str()
+			v.Status = core.NodeStatus(r.str())
 		case "ti":
 			v.Title = r.str()
 		case "tx":
@@ -267,9 +267,9 @@ func decRequest(r *reader) *core.Request {
 		case "no":
 			v.Node = r.str()
 		case "k":
-			v.Kind = r.str()
+			v.Kind = core.RequestKind(r.str())
 		case "s":
-			v.Status = r.str()
+			v.Status = core.RequestStatus(r.str())
 		case "p":
 			v.Prompt = r.str()
 		case "ky":
@@ -277,7 +277,7 @@ func decRequest(r *reader) *core.Request {
 		case "ac":
 			v.Action = r.str()
 		case "rs":
-			v.Response = r.str()
+			v.Response = core.Response(r.str())
 		case "an":
 			v.Answer = r.str()
 		case "re":
@@ -357,7 +357,7 @@ func decodeEvent(s string, ev *core.Event) error {
 		case "i":
 			ev.ID = r.str()
 		case "t":
-			ev.Type = r.str()
+			ev.Type = core.EventType(r.str())
 		case "th":
 			ev.Thread = r.str()
 		case "ru":

@@ -19,7 +19,7 @@ func decPlan(r *reader) *core.Plan {
 		case "ru":
 			v.Run = r.str()
 		case "k":
-			v.Kind = r.str()
+			v.Kind = core.PlanKind(r.str())
 		case "it":
 			v.Items = decPlanItems(r)
 		default:
@@ -43,7 +43,7 @@ func decPlanItems(r *reader) []core.PlanItem {
 			case "t":
 				it.Text = r.str()
 			case "s":
-				it.Status = r.str()
+				it.Status = core.PlanItemStatus(r.str())
 			case "dp":
 				it.Depth = int(r.int())
 			default:
@@ -69,7 +69,7 @@ func decSession(r *reader) *core.Session {
 		case "pr":
 			v.Provider = r.str()
 		case "s":
-			v.State = r.str()
+			v.State = core.SessionState(r.str())
 		case "re":
 			v.Reason = r.str()
 		default:
@@ -127,7 +127,7 @@ func decHandoff(r *reader) *core.Handoff {
 		case "to":
 			v.To = r.str()
 		case "st":
-			v.Strategy = r.str()
+			v.Strategy = core.HandoffStrategy(r.str())
 		case "tx":
 			v.Text = r.str()
 		default:
@@ -148,7 +148,7 @@ func decTransfer(r *reader) *core.Transfer {
 		case "id":
 			v.ID = r.str()
 		case "k":
-			v.Kind = r.str()
+			v.Kind = core.TransferKind(r.str())
 		case "fr":
 			v.From = r.str()
 		case "to":
@@ -156,7 +156,7 @@ func decTransfer(r *reader) *core.Transfer {
 		case "ru":
 			v.Run = int(r.int())
 		case "s":
-			v.Status = r.str()
+			v.Status = core.TransferStatus(r.str())
 		case "tx":
 			v.Text = r.str()
 		default:
@@ -183,7 +183,7 @@ func decCheckpoint(r *reader) *core.Checkpoint {
 		case "sc":
 			v.Scope = r.str()
 		case "s":
-			v.Status = r.str()
+			v.Status = core.CheckpointStatus(r.str())
 		case "rf":
 			v.Ref = r.str()
 		case "re":
@@ -243,15 +243,15 @@ func decOperation(r *reader) *core.Operation {
 		case "id":
 			v.ID = r.str()
 		case "k":
-			v.Kind = r.str()
+			v.Kind = core.OpKind(r.str())
 		case "th":
 			v.Thread = r.str()
 		case "tr":
 			v.ToRun = int(r.int())
 		case "st":
-			v.Step = r.str()
+			v.Step = core.OpStep(r.str())
 		case "s":
-			v.Status = r.str()
+			v.Status = core.OpStatus(r.str())
 		case "d":
 			v.Detail = r.str()
 		case "cm":
@@ -280,13 +280,13 @@ func decEffect(r *reader) *core.EffectRecord {
 		case "k":
 			v.Key = r.str()
 		case "ki":
-			v.Kind = r.str()
+			v.Kind = core.EffectKind(r.str())
 		case "c":
-			v.Class = r.str()
+			v.Class = core.EffectClass(r.str())
 		case "ru":
 			v.Run = r.str()
 		case "s":
-			v.Status = r.str()
+			v.Status = core.EffectStatus(r.str())
 		case "rs":
 			v.Result = r.str()
 		case "no":
@@ -317,7 +317,7 @@ func decRejection(r *reader) *core.Rejection {
 		case "c":
 			v.Command = r.str()
 		case "r":
-			v.Reason = r.str()
+			v.Reason = core.RejectReason(r.str())
 		case "d":
 			v.Detail = r.str()
 		default:
@@ -338,7 +338,7 @@ func decReceipt(r *reader) *core.Receipt {
 		case "c":
 			v.Command = r.str()
 		case "k":
-			v.Kind = r.str()
+			v.Kind = core.CommandKind(r.str())
 		case "th":
 			v.Thread = r.str()
 		case "ru":
@@ -352,7 +352,7 @@ func decReceipt(r *reader) *core.Receipt {
 		case "ck":
 			v.Checkpoint = r.str()
 		case "m":
-			v.Mode = r.str()
+			v.Mode = core.SendMode(r.str())
 		case "q":
 			v.Seq = r.uint()
 		case "rj":

@@ -238,7 +238,7 @@ func TestCheckpointFilesCompatible(t *testing.T) {
 		Reason string `msgpack:"re,omitempty"`
 		Commit string `msgpack:"cm,omitempty"`
 	}
-	old := oldCheckpoint{ID: "t1/cp/run1", Thread: "t1", Run: 1, Scope: "run1", Status: core.CkReady,
+	old := oldCheckpoint{ID: "t1/cp/run1", Thread: "t1", Run: 1, Scope: "run1", Status: string(core.CkReady),
 		Ref: "refs/nexus/checkpoints/t1/run1", Commit: strings.Repeat("c", 40)}
 	b := reflectEncode(t, old)
 	got := decCheckpoint(&reader{s: string(b)})

@@ -188,7 +188,7 @@ func (sc *scenario) report(o core.Observation) {
 }
 
 // pending takes the oldest effect of a kind the script has not answered.
-func (sc *scenario) pending(kind string) core.Effect {
+func (sc *scenario) pending(kind core.EffectKind) core.Effect {
 	for i, e := range sc.effects {
 		if e.Kind == kind {
 			sc.effects = slices.Delete(sc.effects, i, i+1)
@@ -205,18 +205,18 @@ func (sc *scenario) capture(files []core.FileChange, more int, errText string) {
 	e := sc.pending(core.EffCheckpoint)
 	o := core.Observation{Kind: core.ObsCheckpoint, Thread: e.Thread, Run: e.Run, Key: e.Scope}
 	if errText != "" {
-		o.Status, o.Error = core.CkError, errText
+		o.CheckpointStatus, o.Error = core.CkError, errText
 	} else {
-		o.Status, o.Hash, o.Title = core.CkReady, fmt.Sprintf("%040x", sc.at), "refs/nexus/checkpoints/"+e.Thread+"/"+e.Scope
+		o.CheckpointStatus, o.Hash, o.Title = core.CkReady, fmt.Sprintf("%040x", sc.at), "refs/nexus/checkpoints/"+e.Thread+"/"+e.Scope
 		o.Files, o.MoreFiles = files, more
 	}
 	sc.report(o)
 }
 
 // restore answers the oldest restore effect.
-func (sc *scenario) restore(status, text, errText string, dirty bool) {
+func (sc *scenario) restore(status core.EffectStatus, text, errText string, dirty bool) {
 	e := sc.pending(core.EffRestore)
-	sc.report(core.Observation{Kind: core.ObsRestored, Thread: e.Thread, Key: e.Scope, Status: status, Text: text,
+	sc.report(core.Observation{Kind: core.ObsRestored, Thread: e.Thread, Key: e.Scope, EffectStatus: status, Text: text,
 		Error: errText, Dirty: dirty})
 }
 
@@ -235,16 +235,16 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	sc.obs("t1", core.Observation{Kind: core.ObsTurnStarted})
 	sc.obs("t1", core.Observation{Kind: core.ObsLLM, Key: "k1", Title: "sim", Text: "{plan}", TokensIn: 151, TokensOut: 77,
 		CostUSD: 0.0012, DurationMS: 340})
-	sc.obs("t1", core.Observation{Kind: core.ObsPlan, Items: []core.PlanItem{{Text: "read", Status: "completed"},
-		{Text: "write", Status: "in_progress"}, {Text: "sub", Status: "pending", Depth: 1}}})
-	sc.obs("t1", core.Observation{Kind: core.ObsPlan, Key: core.PlanKeyProposed, Items: []core.PlanItem{{Text: "look", Status: "pending"}}})
+	sc.obs("t1", core.Observation{Kind: core.ObsPlan, Items: []core.PlanItem{{Text: "read", Status: core.ItemCompleted},
+		{Text: "write", Status: core.ItemInProgress}, {Text: "sub", Status: core.ItemPending, Depth: 1}}})
+	sc.obs("t1", core.Observation{Kind: core.ObsPlan, Key: core.PlanKeyProposed, Items: []core.PlanItem{{Text: "look", Status: core.ItemPending}}})
 	sc.obs("t1", core.Observation{Kind: core.ObsNode, Key: "sub", NodeKind: core.NodeSubagent, Title: "subagent: write a"})
 	sc.obs("t1", core.Observation{Kind: core.ObsStepStarted, Key: "s1", Parent: "sub", Action: "write_file",
 		Class: core.ClassReversible, Title: "write_file a.txt", Hash: "h1", PreHash: "h0"})
-	sc.obs("t1", core.Observation{Kind: core.ObsStepDone, Key: "s1", Status: "completed", Text: "wrote 12 bytes", Hash: "h1"})
+	sc.obs("t1", core.Observation{Kind: core.ObsStepDone, Key: "s1", EffectStatus: core.EffCompleted, Text: "wrote 12 bytes", Hash: "h1"})
 	sc.obs("t1", core.Observation{Kind: core.ObsNode, Key: "tool", Parent: "sub", Title: "grep", Text: "3 matches"})
-	sc.obs("t1", core.Observation{Kind: core.ObsNode, Key: "tool", Status: core.NodeFailed})
-	sc.obs("t1", core.Observation{Kind: core.ObsNode, Key: "sub", Status: core.NodeCompleted})
+	sc.obs("t1", core.Observation{Kind: core.ObsNode, Key: "tool", NodeStatus: core.NodeFailed})
+	sc.obs("t1", core.Observation{Kind: core.ObsNode, Key: "sub", NodeStatus: core.NodeCompleted})
 	sc.capture([]core.FileChange{{Path: "a.txt", Status: "A", Added: 1}}, 0, "")
 	sc.obs("t1", core.Observation{Kind: core.ObsText, Key: "reply", Text: "Done: "})
 	sc.obs("t1", core.Observation{Kind: core.ObsText, Key: "reply", Text: "a.txt written.", Final: true})
@@ -257,7 +257,7 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	sc.obs("t1", core.Observation{Kind: core.ObsRequest, Key: "gone", Prompt: "Still there?"})
 	sc.obs("t1", core.Observation{Kind: core.ObsRequestClosed, Key: "gone", Text: "timed out"})
 	sc.obs("t1", core.Observation{Kind: core.ObsWarning, Text: "rate limited; retrying"})
-	sc.obs("t1", core.Observation{Kind: core.ObsTurnEnded, Status: core.AttemptCompleted})
+	sc.obs("t1", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptCompleted})
 	sc.capture([]core.FileChange{{Path: "b.txt", Status: "A", Added: 10}, {Path: "a.txt", Status: "M", Added: 3, Deleted: 1},
 		{Path: "logo.png", Status: "A", Binary: true}}, 2, "")
 	sc.cmd(core.Command{Kind: core.CmdMessageSend, Thread: "t1", Text: "count"})
@@ -271,24 +271,24 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	sc.cmd(core.Command{Kind: core.CmdQueueRemove, Thread: "t1", Run: 4})
 	sc.obs("t1", core.Observation{Kind: core.ObsStepStarted, Key: "s2", Action: "run_command", Class: core.ClassIrreversible,
 		Title: "run_command go test"})
-	sc.obs("t1", core.Observation{Kind: core.ObsStepDone, Key: "s2", Status: "failed", Exit: 2, Text: "FAIL"})
-	sc.obs("t1", core.Observation{Kind: core.ObsTurnEnded, Status: core.AttemptFailed, Error: "the model gave up"})
+	sc.obs("t1", core.Observation{Kind: core.ObsStepDone, Key: "s2", EffectStatus: core.EffFailed, Exit: 2, Text: "FAIL"})
+	sc.obs("t1", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptFailed, Error: "the model gave up"})
 	sc.capture(nil, 0, "checkpoint: too many files")
-	sc.obs("t1", core.Observation{Kind: core.ObsTurnEnded, Status: core.AttemptCompleted})
+	sc.obs("t1", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptCompleted})
 	sc.capture([]core.FileChange{{Path: "c.txt", Status: "D", Deleted: 4}}, 0, "")
 	sc.cmd(core.Command{Kind: core.CmdCheckpoint, Thread: "t1"})
 	sc.capture(nil, 0, "")
 	sc.cmd(core.Command{Kind: core.CmdRollbackToRun, Thread: "t1", Run: 2}) // its checkpoint is in error: rejected
 	sc.cmd(core.Command{Kind: core.CmdRollbackToRun, Thread: "t1", Run: 1})
-	sc.restore("failed", "", "checkout: permission denied", false)
+	sc.restore(core.EffFailed, "", "checkout: permission denied", false)
 	sc.cmd(core.Command{Kind: core.CmdRollbackToRun, Thread: "t1", Run: 1})
-	sc.restore("completed", "1 file(s) restored, 1 removed", "", false)
+	sc.restore(core.EffCompleted, "1 file(s) restored, 1 removed", "", false)
 	sub := sc.k.State().NodeByKey("t1/1/a1", "sub")
 	if sub == nil {
 		t.Fatal("scenario: t1's subagent node is missing")
 	}
 	sc.cmd(core.Command{Kind: core.CmdRollbackNode, Thread: "t1", Node: sub.ID})
-	sc.restore("completed", "1 file(s) restored, 0 removed", "", true)
+	sc.restore(core.EffCompleted, "1 file(s) restored, 0 removed", "", true)
 
 	// t2: an external agent with native turns and refs, a steer it turns
 	// out not to support, a restart, a failed resume, a fork, a merge
@@ -296,34 +296,34 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	sc.cmd(core.Command{Kind: core.CmdThreadCreate, NewThread: "t2", Provider: "codex",
 		Caps: core.Capabilities{Steer: true, Interrupt: true, Resume: true, Fork: true, Rollback: true}})
 	sc.cmd(core.Command{Kind: core.CmdMessageSend, Thread: "t2", Text: "one"})
-	sc.obs("t2", core.Observation{Kind: core.ObsSessionState, Status: core.SessRunning})
+	sc.obs("t2", core.Observation{Kind: core.ObsSessionState, SessionState: core.SessRunning})
 	sc.obs("t2", core.Observation{Kind: core.ObsTurnStarted})
 	sc.obs("t2", core.Observation{Kind: core.ObsNativeTurn, Text: "turn-1"})
 	sc.obs("t2", core.Observation{Kind: core.ObsNativeRef, Text: "codex-th"})
 	sc.obs("t2", core.Observation{Kind: core.ObsLLM, Key: "codex:turn-1:1", Title: "codex", TokensIn: 900, TokensOut: 40})
 	sc.obs("t2", core.Observation{Kind: core.ObsText, Key: "m", Text: "reply one", Final: true})
-	sc.obs("t2", core.Observation{Kind: core.ObsTurnEnded, Status: core.AttemptCompleted})
+	sc.obs("t2", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptCompleted})
 	sc.cmd(core.Command{Kind: core.CmdMessageSend, Thread: "t2", Text: "two"})
 	sc.cmd(core.Command{Kind: core.CmdMessageSend, Thread: "t2", Text: "three"})
-	sc.obs("t2", core.Observation{Kind: core.ObsEffectDone, Key: sc.pending(core.EffSteer).Key, Status: core.EffUnsupported,
+	sc.obs("t2", core.Observation{Kind: core.ObsEffectDone, Key: sc.pending(core.EffSteer).Key, EffectStatus: core.EffUnsupported,
 		Text: "no turn/steer in this codex"})
-	sc.obs("t2", core.Observation{Kind: core.ObsTurnEnded, Status: core.AttemptInterrupted})
+	sc.obs("t2", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptInterrupted})
 	sc.obs("t2", core.Observation{Kind: core.ObsResumeFailed, Text: "could not resume Codex thread codex-th"})
 	sc.obs("t2", core.Observation{Kind: core.ObsNativeRef, Text: "codex-th2"})
-	sc.obs("t2", core.Observation{Kind: core.ObsTurnEnded, Status: core.AttemptCompleted})
+	sc.obs("t2", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptCompleted})
 	sc.cmd(core.Command{Kind: core.CmdThreadFork, Thread: "t2", NewThread: "f2", Run: 1})
 	sc.cmd(core.Command{Kind: core.CmdMessageSend, Thread: "f2", Text: "in the fork"})
 	sc.obs("f2", core.Observation{Kind: core.ObsText, Key: "m", Text: "forked reply", Final: true})
-	sc.obs("f2", core.Observation{Kind: core.ObsTurnEnded, Status: core.AttemptCompleted})
+	sc.obs("f2", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptCompleted})
 	sc.cmd(core.Command{Kind: core.CmdMessageSend, Thread: "t2", Text: "take the fork", MergeBack: "f2"})
-	sc.obs("t2", core.Observation{Kind: core.ObsTurnEnded, Status: core.AttemptCompleted})
+	sc.obs("t2", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptCompleted})
 	sc.cmd(core.Command{Kind: core.CmdProviderSwitch, Thread: "t2", Provider: "claude",
 		Caps: core.Capabilities{Steer: true, Interrupt: true, Resume: true}})
 	sc.cmd(core.Command{Kind: core.CmdMessageSend, Thread: "t2", Text: "long"})
 	sc.cmd(core.Command{Kind: core.CmdRunInterrupt, Thread: "t2", HoldQueue: true})
 	st := sc.k.State()
 	sc.step(core.Input{Timer: &core.TimerFired{Key: "interrupt:" + st.CurrentAttempt(st.ActiveRun("t2")).ID, At: sc.at}})
-	sc.obs("t2", core.Observation{Kind: core.ObsSessionState, Status: core.SessStopped, Text: "stopped"})
+	sc.obs("t2", core.Observation{Kind: core.ObsSessionState, SessionState: core.SessStopped, Text: "stopped"})
 	sc.cmd(core.Command{Kind: core.CmdThreadRename, Thread: "t2", Title: "renamed"})
 
 	// t3: an agent without durable requests dies with a request open; the
@@ -335,19 +335,19 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	sc.step(core.Input{Recover: &core.Recover{At: sc.at}})
 	sc.cmd(core.Command{Kind: core.CmdRunResume, Thread: "t3"})
 	sc.cmd(core.Command{Kind: core.CmdRequestRespond, Request: "R4", Response: core.RespAllow})
-	sc.obs("t3", core.Observation{Kind: core.ObsSessionState, Status: core.SessFailed, Text: "exit 1"})
+	sc.obs("t3", core.Observation{Kind: core.ObsSessionState, SessionState: core.SessFailed, Text: "exit 1"})
 	sc.cmd(core.Command{Kind: core.CmdMessageSend, Thread: "t3", Text: "again"})
 	sc.cmd(core.Command{Kind: core.CmdThreadStop, Thread: "t3"})
-	sc.obs("t3", core.Observation{Kind: core.ObsTurnEnded, Status: core.AttemptInterrupted})
+	sc.obs("t3", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptInterrupted})
 	sc.cmd(core.Command{Kind: core.CmdThreadArchive, Thread: "t3"})
 	sc.step(core.Input{Shutdown: &core.Recover{At: sc.at}})
 
 	commits := sc.k.Ready().Commits
-	seen := map[string]bool{}
+	seen := map[core.EventType]bool{}
 	for _, ev := range journalgen.Flatten(commits) {
 		seen[ev.Type] = true
 	}
-	for _, typ := range []string{core.EvThreadUpdated, core.EvRunUpdated, core.EvAttemptUpdated, core.EvNodeUpdated,
+	for _, typ := range []core.EventType{core.EvThreadUpdated, core.EvRunUpdated, core.EvAttemptUpdated, core.EvNodeUpdated,
 		core.EvNodeText, core.EvRequestUpdated, core.EvPlanUpdated, core.EvSessionUpdated, core.EvProviderThread,
 		core.EvHandoffRecorded, core.EvTransferUpdated, core.EvCheckpoint, core.EvOperation, core.EvEffectStarted,
 		core.EvEffectCompleted, core.EvCommandRejected, core.EvCommandAccepted, core.EvRuntimeWarning, core.EvHostRecovered} {

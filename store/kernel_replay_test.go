@@ -52,7 +52,7 @@ func randomInput(rng *rand.Rand, st *core.State, n int) core.Input {
 		case 1:
 			o.Kind, o.Key, o.Text, o.Final = core.ObsText, "reply", fmt.Sprintf("w%d ", n), rng.Intn(4) == 0
 		case 2:
-			o.Kind, o.Items = core.ObsPlan, []core.PlanItem{{Text: "a", Status: "completed"}, {Text: "b", Status: "pending"}}
+			o.Kind, o.Items = core.ObsPlan, []core.PlanItem{{Text: "a", Status: core.ItemCompleted}, {Text: "b", Status: core.ItemPending}}
 		case 3:
 			o.Kind, o.Key, o.Prompt = core.ObsRequest, fmt.Sprintf("q%d", rng.Intn(3)), "ok?"
 			if rng.Intn(2) == 0 {
@@ -62,13 +62,13 @@ func randomInput(rng *rand.Rand, st *core.State, n int) core.Input {
 			o.Kind, o.Key, o.NodeKind = core.ObsNode, "sub", core.NodeSubagent
 		default:
 			o.Kind = core.ObsTurnEnded
-			o.Status = []string{core.AttemptCompleted, core.AttemptInterrupted, core.AttemptFailed}[rng.Intn(3)]
+			o.TurnStatus = []core.AttemptStatus{core.AttemptCompleted, core.AttemptInterrupted, core.AttemptFailed}[rng.Intn(3)]
 		}
 		return core.Input{Obs: &o}
 	}
 	switch rng.Intn(10) {
 	case 0, 1, 2:
-		modes := []string{core.ModeAuto, core.ModeSteer, core.ModeRestart, core.ModeQueue, core.ModeImmediate}
+		modes := []core.SendMode{core.ModeAuto, core.ModeSteer, core.ModeRestart, core.ModeQueue, core.ModeImmediate}
 		return cmd(core.Command{Kind: core.CmdMessageSend, Thread: th, Text: fmt.Sprintf("m%d", n), Mode: modes[rng.Intn(len(modes))]})
 	case 3:
 		return cmd(core.Command{Kind: core.CmdRunInterrupt, Thread: th, HoldQueue: rng.Intn(2) == 0})
@@ -83,7 +83,7 @@ func randomInput(rng *rand.Rand, st *core.State, n int) core.Input {
 		}
 	case 5:
 		if r := st.RunByOrdinal(th, 1+rng.Intn(3)); r != nil {
-			kinds := []string{core.CmdQueueHold, core.CmdQueueRelease, core.CmdQueueRemove}
+			kinds := []core.CommandKind{core.CmdQueueHold, core.CmdQueueRelease, core.CmdQueueRemove}
 			return cmd(core.Command{Kind: kinds[rng.Intn(3)], Thread: th, Run: r.Ordinal})
 		}
 	case 6:
@@ -104,13 +104,13 @@ func randomInput(rng *rand.Rand, st *core.State, n int) core.Input {
 // sometimes more than a checkpoint keeps, or an error.
 func checkpointObs(rng *rand.Rand, th string, r *core.Run, at int64) *core.Observation {
 	o := &core.Observation{Kind: core.ObsCheckpoint, Thread: th, Run: r.ID, Key: core.RunScope(r.Ordinal), At: at,
-		Status: core.CkReady, Hash: fmt.Sprintf("%040x", at)}
+		CheckpointStatus: core.CkReady, Hash: fmt.Sprintf("%040x", at)}
 	if r.AwaitBase {
 		o.Key = core.ScopeBase
 	}
 	switch rng.Intn(8) {
 	case 0:
-		o.Status, o.Hash, o.Error = core.CkError, "", "checkpoint: too many files"
+		o.CheckpointStatus, o.Hash, o.Error = core.CkError, "", "checkpoint: too many files"
 	case 1:
 		o.Error = "checkpoint captured, but its file list is not recorded"
 	}

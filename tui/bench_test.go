@@ -78,7 +78,7 @@ func benchRun(apply func(core.Event), thread string, n, budget int) int {
 	}
 	a := &core.Attempt{ID: core.AttemptID(r.ID, 1), Run: r.ID, Thread: thread, N: 1, Reason: core.ReasonInitial,
 		Status: core.AttemptCompleted, StartedAt: 1, EndedAt: 2e9}
-	node := func(i int, kind, title string) *core.Node {
+	node := func(i int, kind core.NodeKind, title string) *core.Node {
 		nd := &core.Node{ID: core.NodeID(a.ID, i), Attempt: a.ID, Run: r.ID, Thread: thread, Kind: kind,
 			Status: core.NodeCompleted, Title: title, StartedAt: 1, EndedAt: 2e9}
 		if i > 1 {

@@ -454,9 +454,9 @@ func (m *Model) rollbackLines(thread string, n, w int) []string {
 		text, st := "rolled the workspace back to "+to+" · "+op.Detail, m.st.NodeDone
 		switch op.Status {
 		case core.OpRunning:
-			text, st = "rolling the workspace back to "+to+" · step "+op.Step, m.st.NodeRunning
+			text, st = "rolling the workspace back to "+to+" · step "+string(op.Step), m.st.NodeRunning
 		case core.OpPartial, core.OpRefused:
-			text, st = "rollback to "+to+" "+op.Status+" · "+op.Detail, m.st.NodeFailed
+			text, st = "rollback to "+to+" "+string(op.Status)+" · "+op.Detail, m.st.NodeFailed
 		}
 		out = append(out, wrapIndent(text, "↶ ", w, st)...)
 	}

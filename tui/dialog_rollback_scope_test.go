@@ -23,13 +23,13 @@ func scopesState(t *testing.T) *core.State {
 	j.run("t1", 2, core.RunCompleted, "write b", 4*sec, 5*sec)
 	j.checkpoint("t1", 2, core.CkReady, 0, fc("A", "b.txt", 1, 0))
 	for _, k := range []int{1, 2} {
-		// As the kernel journals a mark: its capture effect, then its
-		// checkpoint.
+		// As the kernel journals a mark: its capture effect (which ends
+		// with the checkpoint's status), then its checkpoint.
 		key := core.CheckpointID("t1", core.MarkScope(k)) + ":capture"
 		j.add(core.Event{Type: core.EvEffectStarted, Thread: "t1", Payload: core.Payload{Effect: &core.EffectRecord{
-			Key: key, Kind: core.EffCheckpoint, Class: core.ClassIdempotent, Status: "started"}}})
+			Key: key, Kind: core.EffCheckpoint, Class: core.ClassIdempotent, Status: core.EffStarted}}})
 		j.add(core.Event{Type: core.EvEffectCompleted, Thread: "t1", Payload: core.Payload{Effect: &core.EffectRecord{
-			Key: key, Kind: core.EffCheckpoint, Class: core.ClassIdempotent, Status: core.CkReady}}})
+			Key: key, Kind: core.EffCheckpoint, Class: core.ClassIdempotent, Status: core.EffectStatus(core.CkReady)}}})
 		j.add(core.Event{Type: core.EvCheckpoint, Thread: "t1", Payload: core.Payload{Checkpoint: &core.Checkpoint{
 			ID: core.CheckpointID("t1", core.MarkScope(k)), Thread: "t1", Run: 2, Scope: core.MarkScope(k),
 			Status: core.CkReady, Commit: "cm" + itoa(k), Files: []core.FileChange{fc("A", "mine.txt", k, 0)}}}})

@@ -30,7 +30,11 @@ type (
 	// actClose: pop the dialog.
 	actClose struct{}
 	// actRespond: answer a request, then close.
-	actRespond struct{ request, response, answer string }
+	actRespond struct {
+		request  string
+		response core.Response
+		answer   string
+	}
 	// actCreate: create a thread, then close.
 	actCreate struct {
 		profile          Profile

@@ -107,11 +107,11 @@ func (m *Model) diffTarget(th *core.Thread) (run int, why string) {
 		c := checkpointOf(m.state, th.ID, r.Ordinal)
 		switch {
 		case c == nil && (r.Status == core.RunRunning || r.Status == core.RunWaiting || r.Status == core.RunQueued):
-			return 0, "run " + itoa(r.Ordinal) + " has no checkpoint yet (" + r.Status + "): its diff is ready when it ends"
+			return 0, "run " + itoa(r.Ordinal) + " has no checkpoint yet (" + string(r.Status) + "): its diff is ready when it ends"
 		case c == nil:
 			return 0, "run " + itoa(r.Ordinal) + " has no checkpoint"
 		case c.Status != core.CkReady:
-			reason := c.Status
+			reason := string(c.Status)
 			if c.Reason != "" {
 				reason += ": " + c.Reason
 			}

@@ -32,13 +32,13 @@ const sec = int64(1e9)
 
 var steerCaps = core.Capabilities{Steer: true, Interrupt: true, Approvals: true, UserInput: true, Plans: true}
 
-func (j *journal) thread(id, title, status string, runs int, at int64) {
+func (j *journal) thread(id, title string, status core.ThreadStatus, runs int, at int64) {
 	j.add(core.Event{Type: core.EvThreadUpdated, Thread: id, Payload: core.Payload{Thread: &core.Thread{
 		ID: id, Title: title, Provider: "builtin", Caps: steerCaps, Workspace: "/work/demo", Status: status,
 		Runs: runs, CreatedAt: at, UpdatedAt: at}}})
 }
 
-func (j *journal) run(thread string, n int, status, text string, start, end int64) *core.Run {
+func (j *journal) run(thread string, n int, status core.RunStatus, text string, start, end int64) *core.Run {
 	r := &core.Run{ID: core.RunID(thread, n), Thread: thread, Ordinal: n, Status: status, Text: text,
 		Attempts: 1, CreatedAt: start, StartedAt: start, EndedAt: end}
 	j.add(core.Event{Type: core.EvRunUpdated, Thread: thread, Run: r.ID, Payload: core.Payload{Run: r}})
@@ -52,7 +52,7 @@ func (j *journal) run(thread string, n int, status, text string, start, end int6
 	return r
 }
 
-func (j *journal) node(r *core.Run, n int, kind, status, title, text string) *core.Node {
+func (j *journal) node(r *core.Run, n int, kind core.NodeKind, status core.NodeStatus, title, text string) *core.Node {
 	a := core.AttemptID(r.ID, 1)
 	nd := &core.Node{ID: core.NodeID(a, n), Attempt: a, Run: r.ID, Thread: r.Thread, Kind: kind,
 		Status: status, Title: title, Text: text}
@@ -66,7 +66,7 @@ func (j *journal) node(r *core.Run, n int, kind, status, title, text string) *co
 	return nd
 }
 
-func (j *journal) request(r *core.Run, node *core.Node, id, kind, prompt string) *core.Request {
+func (j *journal) request(r *core.Run, node *core.Node, id string, kind core.RequestKind, prompt string) *core.Request {
 	q := &core.Request{ID: id, Thread: r.Thread, Run: r.ID, Attempt: node.Attempt, Node: node.ID, Kind: kind,
 		Status: core.RequestPending, Prompt: prompt, CreatedAt: 50 * sec}
 	j.add(core.Event{Type: core.EvRequestUpdated, Thread: r.Thread, Run: r.ID, Payload: core.Payload{Request: q}})
@@ -86,7 +86,7 @@ func demoState(t *testing.T) *core.State {
 	n := j.node(r2, 2, core.NodeApproval, "", "Allow writing notes.txt?", "")
 	j.request(r2, n, "R1", core.RequestApproval, "Allow the built-in agent to write notes.txt?")
 	j.add(core.Event{Type: core.EvPlanUpdated, Thread: "t1", Run: r2.ID, Payload: core.Payload{Plan: &core.Plan{
-		ID: core.PlanID(r2.ID), Run: r2.ID, Kind: "todo_list", Items: []core.PlanItem{
+		ID: core.PlanID(r2.ID), Run: r2.ID, Kind: core.PlanTodoList, Items: []core.PlanItem{
 			{Text: "read notes.txt", Status: "completed"}, {Text: "write hello", Status: "in_progress"},
 			{Text: "subagent: check the docs", Status: "in_progress"},
 			{Text: "grep docs/", Status: "completed", Depth: 1},
@@ -103,7 +103,7 @@ func demoState(t *testing.T) *core.State {
 
 // checkpoint records the checkpoint of run n of a thread (0: the
 // baseline) with the files it changed and how many more it did not list.
-func (j *journal) checkpoint(thread string, n int, status string, more int, files ...core.FileChange) {
+func (j *journal) checkpoint(thread string, n int, status core.CheckpointStatus, more int, files ...core.FileChange) {
 	scope := core.ScopeBase
 	if n > 0 {
 		scope = core.RunScope(n)

@@ -149,7 +149,10 @@ func TestApprovalBannerAndYesAllows(t *testing.T) {
 }
 
 func TestApprovalKeysAllowAlwaysAndDeny(t *testing.T) {
-	for _, tc := range []struct{ key, want string }{{"a", core.RespAllowAlways}, {"n", core.RespDeny}} {
+	for _, tc := range []struct {
+		key  string
+		want core.Response
+	}{{"a", core.RespAllowAlways}, {"n", core.RespDeny}} {
 		hs := newHarness(t, demoState(t), 120, 40)
 		hs.press("ctrl+o", tc.key)
 		if c := hs.lastCmd(); c.Response != tc.want {

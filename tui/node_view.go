@@ -106,7 +106,7 @@ func (m *Model) subagentCheckpoint(n *core.Node) string {
 func nodeTitle(n *core.Node) string {
 	title := n.Title
 	if title == "" {
-		title = n.Kind
+		title = string(n.Kind)
 	}
 	if n.Action != "" && !strings.HasPrefix(title, n.Action) {
 		title = n.Action + " " + title
@@ -167,7 +167,7 @@ func (m *Model) diffStyle(line string) lipgloss.Style {
 	return m.st.Muted
 }
 
-func (m *Model) nodeGlyph(status string) (string, lipgloss.Style) {
+func (m *Model) nodeGlyph(status core.NodeStatus) (string, lipgloss.Style) {
 	switch status {
 	case core.NodeRunning:
 		return "▸", m.st.NodeRunning
@@ -267,7 +267,7 @@ func (m *Model) renderRequestNode(n *core.Node, q *core.Request, indent string, 
 	case core.RequestNotResumable:
 		state, st = "not resumable: "+q.Reason, m.st.NodeFailed
 	default:
-		state = q.Status
+		state = string(q.Status)
 		if q.Reason != "" {
 			state += ": " + q.Reason
 		}

@@ -52,7 +52,7 @@ func fileSummary(c *core.Checkpoint) string {
 	}
 	switch c.Status {
 	case core.CkMissing, core.CkError:
-		return "checkpoint " + c.Status
+		return "checkpoint " + string(c.Status)
 	}
 	added, deleted := 0, 0
 	for _, f := range c.Files {

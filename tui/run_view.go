@@ -106,8 +106,8 @@ func (m *Model) runTail(r *core.Run, w int, d runDoc) runDoc {
 // files its checkpoint changed, and the tokens and cost of its model
 // calls.
 func (m *Model) runRule(r *core.Run, w int) string {
-	status := r.Status
-	if status == core.RunRolledBack {
+	status := string(r.Status)
+	if r.Status == core.RunRolledBack {
 		status = "↶ rolled back"
 	}
 	if r.Held {
@@ -176,7 +176,7 @@ func duration(d time.Duration) string {
 	return d.Round(100 * time.Millisecond).String()
 }
 
-func (m *Model) runStyle(status string) lipgloss.Style {
+func (m *Model) runStyle(status core.RunStatus) lipgloss.Style {
 	switch status {
 	case core.RunRunning:
 		return m.st.BadgeRunning

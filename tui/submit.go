@@ -172,5 +172,5 @@ func describe(c core.Command) string {
 	case core.CmdCheckpoint:
 		return "marking the workspace"
 	}
-	return c.Kind
+	return string(c.Kind)
 }

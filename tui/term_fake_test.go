@@ -289,7 +289,7 @@ func (j *journal) shellThread(id, title string, at int64) {
 }
 
 // session sets the thread's provider session state.
-func (j *journal) session(thread, state string) {
+func (j *journal) session(thread string, state core.SessionState) {
 	j.add(core.Event{Type: core.EvSessionUpdated, Thread: thread, Payload: core.Payload{Session: &core.Session{
 		ID: core.SessionID(thread), Thread: thread, Provider: "shell", State: state}}})
 }

@@ -246,7 +246,7 @@ func (m *Model) handlePaste(p tea.PasteMsg) tea.Cmd {
 }
 
 // send submits the composer's text to the selected thread.
-func (m *Model) send(mode string) tea.Cmd {
+func (m *Model) send(mode core.SendMode) tea.Cmd {
 	th := m.selectedThread()
 	if strings.TrimSpace(m.composer.value()) == "" {
 		return nil

@@ -35,7 +35,7 @@ const (
 // recorded BLAKE3 tells whether it already happened), edits reversible
 // (the workspace checkpoint undoes them; redoing one on edited content
 // fails), commands irreversible. It is "" for an unknown action.
-func Class(action string) string {
+func Class(action string) core.EffectClass {
 	switch action {
 	case ActionReadFile, ActionListDir, ActionSearch:
 		return core.ClassPure

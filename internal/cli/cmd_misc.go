@@ -19,7 +19,7 @@ func (a *app) cmdQueue(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	kinds := map[string]string{"hold": core.CmdQueueHold, "release": core.CmdQueueRelease, "remove": core.CmdQueueRemove}
+	kinds := map[string]core.CommandKind{"hold": core.CmdQueueHold, "release": core.CmdQueueRelease, "remove": core.CmdQueueRemove}
 	if pos[1] == "list" {
 		st, err := a.state(ctx)
 		if err != nil {
@@ -114,10 +114,10 @@ func (a *app) cmdRespond(ctx context.Context, args []string) error {
 	}
 	answered := false
 	fs.Visit(func(f *flag.Flag) { answered = answered || f.Name == "answer" })
-	n, resp := 0, ""
+	n, resp := 0, core.Response("")
 	for _, c := range []struct {
 		on   bool
-		resp string
+		resp core.Response
 	}{{*allow, core.RespAllow}, {*always, core.RespAllowAlways}, {*deny, core.RespDeny}, {answered, core.RespAnswer}} {
 		if c.on {
 			n++
@@ -196,9 +196,9 @@ func summary(ev *core.Event) string {
 	p := &ev.Payload
 	switch {
 	case p.Rejection != nil:
-		return p.Rejection.Reason + ": " + p.Rejection.Detail
+		return string(p.Rejection.Reason) + ": " + p.Rejection.Detail
 	case p.Receipt != nil:
-		return p.Receipt.Kind
+		return string(p.Receipt.Kind)
 	case p.Run != nil:
 		return fmt.Sprintf("run %d %s", p.Run.Ordinal, p.Run.Status)
 	case p.Attempt != nil:
@@ -208,7 +208,7 @@ func summary(ev *core.Event) string {
 	case p.Request != nil:
 		return fmt.Sprintf("request %s %s %s", p.Request.ID, p.Request.Kind, p.Request.Status)
 	case p.Session != nil:
-		return "session " + p.Session.State
+		return "session " + string(p.Session.State)
 	case p.Effect != nil:
 		return fmt.Sprintf("effect %s %s", p.Effect.Key, p.Effect.Status)
 	case p.Thread != nil:

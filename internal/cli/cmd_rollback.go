@@ -141,7 +141,7 @@ func checkpointState(c *core.Checkpoint) string {
 	if c == nil {
 		return "none"
 	}
-	return c.Status + " " + c.Reason
+	return string(c.Status) + " " + c.Reason
 }
 
 func btoi(b bool) int {

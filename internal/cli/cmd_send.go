@@ -12,7 +12,7 @@ import (
 	"github.com/nexus-tui/nexus/core"
 )
 
-var sendModes = map[string]string{
+var sendModes = map[string]core.SendMode{
 	"auto": core.ModeAuto, "steer": core.ModeSteer, "restart": core.ModeRestart, "queue": core.ModeQueue,
 	"immediate": core.ModeImmediate,
 }

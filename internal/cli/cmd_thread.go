@@ -142,12 +142,12 @@ func (a *app) threadList(ctx context.Context, args []string) error {
 		return err
 	}
 	type row struct {
-		ID       string `json:"id"`
-		Title    string `json:"title"`
-		Provider string `json:"provider"`
-		Status   string `json:"status"`
-		Runs     int    `json:"runs"`
-		Pending  int    `json:"pendingRequests"`
+		ID       string            `json:"id"`
+		Title    string            `json:"title"`
+		Provider string            `json:"provider"`
+		Status   core.ThreadStatus `json:"status"`
+		Runs     int               `json:"runs"`
+		Pending  int               `json:"pendingRequests"`
 	}
 	rows := []row{}
 	for _, th := range sortedThreads(st) {

@@ -50,11 +50,11 @@ func (p *progress) event(st *core.State, ev *core.Event) {
 		e := pl.Effect
 		status := ""
 		switch {
-		case e.Status == "completed":
+		case e.Status == core.EffCompleted:
 		case e.Exit != 0:
 			status = fmt.Sprintf(" failed (exit code %d)", e.Exit)
 		default:
-			status = " " + e.Status
+			status = " " + string(e.Status)
 		}
 		fmt.Fprintf(p.w, "Step %d/%s: %s%s [CKPT]\n", p.steps, total, e.Target, status)
 	case pl.Request != nil && pl.Request.Status == core.RequestPending && ev.Type == core.EvRequestUpdated:

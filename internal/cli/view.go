@@ -13,7 +13,7 @@ type ThreadView struct {
 	ID          string            `json:"id"`
 	Title       string            `json:"title"`
 	Provider    string            `json:"provider"`
-	Status      string            `json:"status"`
+	Status      core.ThreadStatus `json:"status"`
 	Workspace   string            `json:"workspace,omitempty"`
 	Worktree    string            `json:"worktree,omitempty"`
 	ForkedFrom  string            `json:"forkedFrom,omitempty"`
@@ -27,54 +27,54 @@ type ThreadView struct {
 }
 
 type RunView struct {
-	Ordinal  int           `json:"ordinal"`
-	Status   string        `json:"status"`
-	Text     string        `json:"text"`
-	Steers   []string      `json:"steers,omitempty"`
-	Reply    string        `json:"reply"`
-	Error    string        `json:"error,omitempty"`
-	Held     bool          `json:"held,omitempty"`
-	Attempts []AttemptView `json:"attempts"`
-	Nodes    []NodeView    `json:"nodes"`
+	Ordinal  int            `json:"ordinal"`
+	Status   core.RunStatus `json:"status"`
+	Text     string         `json:"text"`
+	Steers   []string       `json:"steers,omitempty"`
+	Reply    string         `json:"reply"`
+	Error    string         `json:"error,omitempty"`
+	Held     bool           `json:"held,omitempty"`
+	Attempts []AttemptView  `json:"attempts"`
+	Nodes    []NodeView     `json:"nodes"`
 }
 
 type AttemptView struct {
-	N      int        `json:"n"`
-	Reason string     `json:"reason"`
-	Status string     `json:"status"`
-	Nodes  []NodeView `json:"nodes"`
+	N      int                `json:"n"`
+	Reason core.AttemptReason `json:"reason"`
+	Status core.AttemptStatus `json:"status"`
+	Nodes  []NodeView         `json:"nodes"`
 }
 
 type NodeView struct {
-	ID        string  `json:"id"`
-	Parent    string  `json:"parent,omitempty"`
-	Kind      string  `json:"kind"`
-	Status    string  `json:"status"`
-	Title     string  `json:"title,omitempty"`
-	Text      string  `json:"text,omitempty"`
-	Action    string  `json:"action,omitempty"`
-	ExitCode  int     `json:"exitCode,omitempty"`
-	Blake3    string  `json:"blake3,omitempty"`
-	TokensIn  int     `json:"tokensIn,omitempty"`
-	TokensOut int     `json:"tokensOut,omitempty"`
-	CostUSD   float64 `json:"costUsd,omitempty"`
+	ID        string          `json:"id"`
+	Parent    string          `json:"parent,omitempty"`
+	Kind      core.NodeKind   `json:"kind"`
+	Status    core.NodeStatus `json:"status"`
+	Title     string          `json:"title,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	Action    string          `json:"action,omitempty"`
+	ExitCode  int             `json:"exitCode,omitempty"`
+	Blake3    string          `json:"blake3,omitempty"`
+	TokensIn  int             `json:"tokensIn,omitempty"`
+	TokensOut int             `json:"tokensOut,omitempty"`
+	CostUSD   float64         `json:"costUsd,omitempty"`
 }
 
 type RequestView struct {
-	ID       string `json:"id"`
-	Thread   string `json:"thread"`
-	Run      int    `json:"run"`
-	Kind     string `json:"kind"`
-	Status   string `json:"status"`
-	Prompt   string `json:"prompt"`
-	Response string `json:"response,omitempty"`
-	Answer   string `json:"answer,omitempty"`
-	Reason   string `json:"reason,omitempty"`
+	ID       string             `json:"id"`
+	Thread   string             `json:"thread"`
+	Run      int                `json:"run"`
+	Kind     core.RequestKind   `json:"kind"`
+	Status   core.RequestStatus `json:"status"`
+	Prompt   string             `json:"prompt"`
+	Response core.Response      `json:"response,omitempty"`
+	Answer   string             `json:"answer,omitempty"`
+	Reason   string             `json:"reason,omitempty"`
 }
 
 type TodoView struct {
 	Run   int             `json:"run"`
-	Kind  string          `json:"kind"`
+	Kind  core.PlanKind   `json:"kind"`
 	Items []core.PlanItem `json:"items"`
 }
 

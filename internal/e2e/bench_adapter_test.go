@@ -291,7 +291,7 @@ func (h *adapterHost) stream(b *testing.B) streamRun {
 		b.Fatalf("message.send: %v %+v", err, rec)
 	}
 	recv, wrote := make([]int64, adapterDeltas), make([]int64, adapterDeltas)
-	got, journalOnly, ended := 0, 0, ""
+	got, journalOnly, ended := 0, 0, core.RunStatus("")
 	var trail []string // the thread's other events, for a failure message
 	for got < adapterDeltas || ended == "" {
 		var ev core.Event
@@ -344,7 +344,7 @@ func (h *adapterHost) stream(b *testing.B) streamRun {
 // eventSummary is one line about an event for a failure message.
 func eventSummary(ev core.Event) string {
 	p := ev.Payload
-	s := ev.Type
+	s := string(ev.Type)
 	if p.Note != "" {
 		s += " note=" + p.Note
 	}
@@ -355,10 +355,10 @@ func eventSummary(ev core.Event) string {
 		s += fmt.Sprintf(" session=%s %q", p.Session.State, p.Session.Reason)
 	}
 	if p.Attempt != nil {
-		s += " attempt=" + p.Attempt.Status
+		s += " attempt=" + string(p.Attempt.Status)
 	}
 	if p.Run != nil {
-		s += " run=" + p.Run.Status
+		s += " run=" + string(p.Run.Status)
 		if p.Run.Error != "" {
 			s += fmt.Sprintf(" error=%q", p.Run.Error)
 		}

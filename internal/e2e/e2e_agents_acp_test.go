@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nexus-tui/nexus/core"
 )
 
 // acpAgent is what tells the ACP agents of acpFlow apart.
@@ -16,7 +18,8 @@ type acpAgent struct {
 	// completed when the model hears of the denial and answers,
 	// interrupted when the agent ends the turn instead; denied is what
 	// its reply or error then says.
-	deniedRun, denied string
+	deniedRun core.RunStatus
+	denied    string
 	// afterFirst, if set, runs once the first turn's process has ended,
 	// before any other process loads the session.
 	afterFirst func(t *testing.T)

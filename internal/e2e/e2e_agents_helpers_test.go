@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/internal/cli"
 	"github.com/nexus-tui/nexus/internal/host"
 )
@@ -86,7 +87,7 @@ func (e *env) serveProc() *bgProc {
 
 // waitRun waits until run n of a thread has a status in want and returns
 // the thread view.
-func (e *env) waitRun(thread string, n int, want ...string) cli.ThreadView {
+func (e *env) waitRun(thread string, n int, want ...core.RunStatus) cli.ThreadView {
 	e.t.Helper()
 	var v cli.ThreadView
 	deadline := time.Now().Add(60 * time.Second)

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/internal/cli"
 	"golang.org/x/sys/unix"
 )
@@ -67,10 +68,11 @@ func (w *writeCounter) count(name string) int {
 const crashPlan = "#slow=1500ms write one to a.txt and write two to b.txt and replace one with uno in a.txt and write three to c.txt"
 
 type runSummary struct {
-	status, reply string
-	files         map[string]string
-	llmCalls      int
-	steps         []string
+	status   core.RunStatus
+	reply    string
+	files    map[string]string
+	llmCalls int
+	steps    []string
 }
 
 func summarizeRun(t *testing.T, e *env, th string) runSummary {

@@ -77,10 +77,10 @@ func (c *checkpointer) capture(e core.Effect) core.Observation {
 	failpoint.Hit("checkpoint.capture")
 	cp, err := c.m.Capture(c.ctx, e.Workspace, e.Thread, e.Scope)
 	if err != nil {
-		o.Status, o.Error = core.CkError, err.Error()
+		o.CheckpointStatus, o.Error = core.CkError, err.Error()
 		return o
 	}
-	o.Status, o.Hash, o.Title = core.CkReady, cp.Commit, cp.Ref
+	o.CheckpointStatus, o.Hash, o.Title = core.CkReady, cp.Commit, cp.Ref
 	if e.Scope != core.ScopeBase {
 		c.stats(e, &cp, &o)
 	}
@@ -113,10 +113,10 @@ func (c *checkpointer) restore(e core.Effect) core.Observation {
 	r, err := c.m.Restore(c.ctx, e.Workspace, e.Thread, e.Commit)
 	failpoint.Hit("rollback.files.after")
 	if err != nil {
-		o.Status, o.Error = "failed", err.Error()
+		o.EffectStatus, o.Error = core.EffFailed, err.Error()
 		return o
 	}
-	o.Status = "completed"
+	o.EffectStatus = core.EffCompleted
 	o.Text = fmt.Sprintf("%d file(s) restored, %d removed", len(r.Written), len(r.Removed))
 	if len(r.Skipped) > 0 {
 		o.Text += fmt.Sprintf(", %d left alone (%v)", len(r.Skipped), r.Skipped)

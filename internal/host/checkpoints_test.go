@@ -27,7 +27,7 @@ func TestCheckpointerFiles(t *testing.T) {
 	capture := func(scope, parent string) core.Observation {
 		t.Helper()
 		o := c.capture(core.Effect{Kind: core.EffCheckpoint, Thread: "t1", Scope: scope, Workspace: ws, Commit: parent})
-		if o.Status != core.CkReady || o.Hash == "" || o.Key != scope {
+		if o.CheckpointStatus != core.CkReady || o.Hash == "" || o.Key != scope {
 			t.Fatalf("%s: capture reported %+v", scope, o)
 		}
 		return o

@@ -181,7 +181,7 @@ func (g *Gen) run(th *gthread) [][]core.Event {
 	runID := core.RunID(t.ID, t.Runs)
 	attID := core.AttemptID(runID, 1)
 	cmd := "c-" + g.hex(12)
-	env := func(typ, node string, p core.Payload) core.Event {
+	env := func(typ core.EventType, node string, p core.Payload) core.Event {
 		return core.Event{Type: typ, Thread: t.ID, Run: runID, Attempt: attID, Node: node,
 			Correlation: runID, Causation: cmd, Payload: p}
 	}
@@ -192,14 +192,14 @@ func (g *Gen) run(th *gthread) [][]core.Event {
 		Status: core.AttemptRunning, Session: core.SessionID(t.ID), StartedAt: g.now}
 	root := &core.Node{ID: core.NodeID(attID, 1), Attempt: attID, Run: runID, Thread: t.ID,
 		Kind: core.NodeRootTurn, Status: core.NodeRunning, StartedAt: g.now}
-	turnEff := &core.EffectRecord{Key: attID + ":turn", Kind: core.EffStartTurn, Class: core.ClassIrreversible, Run: runID, Status: "started"}
+	turnEff := &core.EffectRecord{Key: attID + ":turn", Kind: core.EffStartTurn, Class: core.ClassIrreversible, Run: runID, Status: core.EffStarted}
 	out := [][]core.Event{
 		{env(core.EvCommandAccepted, "", core.Payload{Receipt: &core.Receipt{Command: cmd, Kind: core.CmdMessageSend,
 			Thread: t.ID, Run: runID, Ordinal: t.Runs, Mode: core.ModeImmediate, Seq: g.seq + 1}}),
 			env(core.EvRunUpdated, "", core.Payload{Run: run})},
 		{env(core.EvRunUpdated, "", core.Payload{Run: &running}), env(core.EvAttemptUpdated, "", core.Payload{Attempt: att}),
 			env(core.EvThreadUpdated, "", core.Payload{Thread: &t}),
-			env(core.EvSessionUpdated, "", core.Payload{Session: &core.Session{ID: core.SessionID(t.ID), Thread: t.ID, Provider: "builtin", State: "RUNNING"}}),
+			env(core.EvSessionUpdated, "", core.Payload{Session: &core.Session{ID: core.SessionID(t.ID), Thread: t.ID, Provider: "builtin", State: core.SessRunning}}),
 			env(core.EvEffectStarted, "", core.Payload{Effect: turnEff})},
 		{env(core.EvNodeUpdated, root.ID, core.Payload{Node: root})},
 	}
@@ -224,18 +224,18 @@ func (g *Gen) run(th *gthread) [][]core.Event {
 		nodes++
 		tool := &core.Node{ID: core.NodeID(attID, nodes), Attempt: attID, Run: runID, Thread: t.ID, Parent: root.ID,
 			Kind: core.NodeToolCall, Status: core.NodeRunning, Title: "run_command go test ./" + g.hex(4), Key: "call_" + g.hex(12), StartedAt: g.now}
-		eff := &core.EffectRecord{Key: tool.ID + "/exec", Kind: "worker_step", Class: core.ClassIdempotent, Run: runID, Status: "started"}
+		eff := &core.EffectRecord{Key: tool.ID + "/exec", Kind: core.EffWorkerStep, Class: core.ClassIdempotent, Run: runID, Status: core.EffStarted}
 		effDone := *eff
-		effDone.Status, effDone.Result = "completed", g.text(20, 120)
+		effDone.Status, effDone.Result = core.EffCompleted, g.text(20, 120)
 		toolDone := *tool
 		toolDone.Status, toolDone.EndedAt = core.NodeCompleted, g.now+9
 		out = append(out,
 			[]core.Event{env(core.EvNodeUpdated, tool.ID, core.Payload{Node: tool}), env(core.EvEffectStarted, tool.ID, core.Payload{Effect: eff})},
 			[]core.Event{env(core.EvEffectCompleted, tool.ID, core.Payload{Effect: &effDone}), env(core.EvNodeUpdated, tool.ID, core.Payload{Node: &toolDone})})
 		if g.rnd.IntN(3) == 0 {
-			plan := &core.Plan{ID: core.PlanID(runID), Run: runID, Kind: "todo_list"}
+			plan := &core.Plan{ID: core.PlanID(runID), Run: runID, Kind: core.PlanTodoList}
 			for i, n := 0, 2+g.rnd.IntN(4); i < n; i++ {
-				plan.Items = append(plan.Items, core.PlanItem{Text: g.text(10, 50), Status: []string{"pending", "in_progress", "completed"}[g.rnd.IntN(3)]})
+				plan.Items = append(plan.Items, core.PlanItem{Text: g.text(10, 50), Status: []core.PlanItemStatus{core.ItemPending, core.ItemInProgress, core.ItemCompleted}[g.rnd.IntN(3)]})
 			}
 			out = append(out, []core.Event{env(core.EvPlanUpdated, "", core.Payload{Plan: plan})})
 		}
@@ -250,7 +250,7 @@ func (g *Gen) run(th *gthread) [][]core.Event {
 		}
 	}
 	cp := &core.Checkpoint{ID: fmt.Sprintf("%s/cp/%d", t.ID, t.Runs), Thread: t.ID, Run: t.Runs, Scope: "run",
-		Status: "ready", Ref: "refs/nexus/checkpoints/" + t.ID + "/" + g.hex(40)}
+		Status: core.CkReady, Ref: "refs/nexus/checkpoints/" + t.ID + "/" + g.hex(40)}
 	// The files a run changed, derived from the run number so the random
 	// stream (and every journal generated before) stays as it was.
 	for i := 0; i < t.Runs%4; i++ {
@@ -269,7 +269,7 @@ func (g *Gen) run(th *gthread) [][]core.Event {
 	idle := t
 	idle.Status = core.ThreadIdle
 	turnDone := *turnEff
-	turnDone.Status, turnDone.Result = "completed", core.RunCompleted
+	turnDone.Status, turnDone.Result = core.EffCompleted, string(core.AttemptCompleted)
 	out = append(out,
 		[]core.Event{env(core.EvCheckpoint, "", core.Payload{Checkpoint: cp})},
 		[]core.Event{env(core.EvNodeUpdated, root.ID, core.Payload{Node: &rootDone}),

@@ -42,7 +42,7 @@ func TestPromptPermissionFilesTerminalPlanUsageCancel(t *testing.T) {
 	p.Handle(core.Effect{Key: "R1:answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
 		Request: &core.Request{Key: req.Key, Response: core.RespAllow}})
 	end := sink.Wait(t, wait, "the end of turn 1", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptCompleted {
+	if end.TurnStatus != core.AttemptCompleted {
 		t.Fatalf("turn 1 ended %+v", end)
 	}
 	if b, err := os.ReadFile(filepath.Join(ws, "out.txt")); err != nil || string(b) != "written by the agent" {
@@ -56,7 +56,7 @@ func TestPromptPermissionFilesTerminalPlanUsageCancel(t *testing.T) {
 		switch {
 		case o.Kind == core.ObsPlan && len(o.Items) == 2 && o.Items[1].Status == "in_progress":
 			plan = true
-		case o.Kind == core.ObsNode && o.Key == "tc1" && o.Status == core.NodeCompleted && o.Text == "from a terminal":
+		case o.Kind == core.ObsNode && o.Key == "tc1" && o.NodeStatus == core.NodeCompleted && o.Text == "from a terminal":
 			node = true
 		case o.Kind == core.ObsLLM && o.TokensIn == 10 && o.TokensOut == 5 && o.CostUSD == 0.02:
 			usage = true
@@ -72,7 +72,7 @@ func TestPromptPermissionFilesTerminalPlanUsageCancel(t *testing.T) {
 	sink.Wait(t, wait, "the second permission", func(o core.Observation) bool { return o.Kind == core.ObsRequest && o.Run == "t1/2" })
 	p.Handle(core.Effect{Key: "t1/2/a1:interrupt", Kind: core.EffInterrupt, Thread: "t1", Run: "t1/2", Attempt: "t1/2/a1"})
 	end = sink.Wait(t, wait, "the end of turn 2", func(o core.Observation) bool { return o.Kind == core.ObsTurnEnded && o.Run == "t1/2" })
-	if end.Status != core.AttemptInterrupted {
+	if end.TurnStatus != core.AttemptInterrupted {
 		t.Fatalf("turn 2 ended %+v", end)
 	}
 	agenttest.Stop(t, p, sink, log)
@@ -85,7 +85,7 @@ func TestLoadSessionByNativeRef(t *testing.T) {
 	e.Turn.NativeRef = "s-old" // the kernel hands the journaled ref to the turn
 	p.Handle(e)
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptCompleted {
+	if end.TurnStatus != core.AttemptCompleted {
 		t.Fatalf("turn ended %+v", end)
 	}
 	var usage bool
@@ -111,7 +111,7 @@ func TestAgentEndsTurnOnDenial(t *testing.T) {
 	p.Handle(core.Effect{Key: "R1:answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
 		Request: &core.Request{Key: req.Key, Response: core.RespDeny}})
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptInterrupted || end.Error != "gemini ended the turn when its request was denied" {
+	if end.TurnStatus != core.AttemptInterrupted || end.Error != "gemini ended the turn when its request was denied" {
 		t.Fatalf("turn ended %+v", end)
 	}
 	agenttest.Stop(t, p, sink, log)

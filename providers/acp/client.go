@@ -286,12 +286,12 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 
 // planStatus is a plan entry's status as nexus knows it; the SDK does not
 // check the enum, and anything unknown is still to do.
-func planStatus(s sdk.PlanEntryStatus) string {
+func planStatus(s sdk.PlanEntryStatus) core.PlanItemStatus {
 	switch s {
 	case sdk.PlanEntryStatusInProgress, sdk.PlanEntryStatusCompleted:
-		return string(s)
+		return core.PlanItemStatus(s)
 	}
-	return string(sdk.PlanEntryStatusPending)
+	return core.ItemPending
 }
 
 // toolNode creates or updates the node of a tool call.
@@ -302,7 +302,7 @@ func (c *client) toolNode(t *agentproc.Turn, tc sdk.ToolCallUpdate) {
 	s.mu.Lock()
 	if !s.tools[id] {
 		s.tools[id] = true
-		o.Status = core.NodeRunning
+		o.NodeStatus = core.NodeRunning
 	}
 	s.mu.Unlock()
 	if tc.Title != nil {
@@ -311,13 +311,13 @@ func (c *client) toolNode(t *agentproc.Turn, tc sdk.ToolCallUpdate) {
 	if tc.Status != nil {
 		switch *tc.Status {
 		case sdk.ToolCallStatusCompleted:
-			o.Status = core.NodeCompleted
+			o.NodeStatus = core.NodeCompleted
 		case sdk.ToolCallStatusFailed:
-			o.Status = core.NodeFailed
+			o.NodeStatus = core.NodeFailed
 		}
 	}
 	o.Text = c.s.toolText(tc.Content)
-	if o.Title == "" && o.Status == "" && o.Text == "" {
+	if o.Title == "" && o.NodeStatus == "" && o.Text == "" {
 		return
 	}
 	t.Obs(o)

@@ -107,7 +107,7 @@ func runACPFrames(t *testing.T, data []byte) {
 	e.Turn.Policy.Allow = []string{"write"}
 	s.Begin(agentproc.NewTurn(e, out, "gemini", 0))
 	c := &client{s: s}
-	responses := []string{core.RespAllow, core.RespAllowAlways, core.RespDeny}
+	responses := []core.Response{core.RespAllow, core.RespAllowAlways, core.RespDeny}
 	asked := 0
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		var m rpcLine
@@ -138,7 +138,7 @@ func runACPFrames(t *testing.T, data []byte) {
 
 // permission runs one session/request_permission, answers the request it
 // opens with resp, and checks the outcome the agent gets.
-func permission(t *testing.T, c *client, sink *obsLog, p sdk.RequestPermissionRequest, resp string) {
+func permission(t *testing.T, c *client, sink *obsLog, p sdk.RequestPermissionRequest, resp core.Response) {
 	t.Helper()
 	done := make(chan sdk.RequestPermissionResponse, 1)
 	go func() {
@@ -203,9 +203,9 @@ func checkACPObs(t *testing.T, e core.Effect, obs []core.Observation, validInput
 				t.Fatalf("text without a node key: %+v", o)
 			}
 		case core.ObsNode:
-			if o.NodeKind != core.NodeToolCall || o.Title == "" && o.Status == "" && o.Text == "" ||
+			if o.NodeKind != core.NodeToolCall || o.Title == "" && o.NodeStatus == "" && o.Text == "" ||
 				len(o.Text) > maxToolText+len(cutMark) {
-				t.Fatalf("tool node %q: kind %q, title %q, status %q, %d bytes of text", o.Key, o.NodeKind, o.Title, o.Status, len(o.Text))
+				t.Fatalf("tool node %q: kind %q, title %q, status %q, %d bytes of text", o.Key, o.NodeKind, o.Title, o.NodeStatus, len(o.Text))
 			}
 		case core.ObsRequest:
 			if o.RequestKind != core.RequestApproval || !strings.HasPrefix(o.Prompt, "Allow ") ||

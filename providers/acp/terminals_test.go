@@ -309,7 +309,7 @@ func TestProviderOffersTheAgentsTerminal(t *testing.T) {
 	}
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
 	p.Handle(turnIn(ws, "1", "run it"))
-	if end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded)); end.Status != core.AttemptCompleted {
+	if end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded)); end.TurnStatus != core.AttemptCompleted {
 		t.Fatalf("turn ended %+v", end)
 	}
 	var node bool

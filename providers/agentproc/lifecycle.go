@@ -246,7 +246,7 @@ func (l *Lifecycle) Spawn(spec Spec) error {
 		<-gone
 		return errors.New(p.ExitReason() + " right after answering initialize")
 	}
-	l.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: l.agent.Thread, Status: core.SessRunning,
+	l.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: l.agent.Thread, SessionState: core.SessRunning,
 		Text: fmt.Sprintf("%s started (pid %d)", l.agent.Name, p.Pid())})
 	return nil
 }
@@ -417,7 +417,7 @@ func (l *Lifecycle) Stop(reason string) {
 	if t != nil {
 		t.End(core.AttemptInterrupted, reason)
 	}
-	l.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: l.agent.Thread, Status: core.SessStopped, Text: reason})
+	l.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: l.agent.Thread, SessionState: core.SessStopped, Text: reason})
 }
 
 // Check is what `nexus providers --check` reports: it starts the agent

@@ -188,7 +188,7 @@ eof
 	}
 	sink.Wait(t, wait, "the text", func(o core.Observation) bool { return o.Kind == core.ObsText && o.Text == "hello" })
 	p.Handle(turn("2", "two"))
-	if end := sink.Wait(t, wait, "turn 1 superseded", ended("t1/1/a1")); end.Status != core.AttemptFailed || end.Error != "superseded" {
+	if end := sink.Wait(t, wait, "turn 1 superseded", ended("t1/1/a1")); end.TurnStatus != core.AttemptFailed || end.Error != "superseded" {
 		t.Errorf("turn 1 ended %+v", end)
 	}
 	started := sink.Wait(t, wait, "turn 2 started", func(o core.Observation) bool {
@@ -197,7 +197,7 @@ eof
 	if started.Text != "history true" {
 		t.Errorf("turn 2 on the live process: %s, want history true", started.Text)
 	}
-	if end := sink.Wait(t, wait, "turn 2 done", ended("t1/2/a1")); end.Status != core.AttemptCompleted {
+	if end := sink.Wait(t, wait, "turn 2 done", ended("t1/2/a1")); end.TurnStatus != core.AttemptCompleted {
 		t.Errorf("turn 2 ended %+v", end)
 	}
 	p.Handle(turn("3", "three"))
@@ -209,12 +209,12 @@ eof
 	if stopped.Text != "stopped: enough" {
 		t.Errorf("STOPPED says %q", stopped.Text)
 	}
-	if end := sink.Wait(t, wait, "turn 3 interrupted", ended("t1/3/a1")); end.Status != core.AttemptInterrupted {
+	if end := sink.Wait(t, wait, "turn 3 interrupted", ended("t1/3/a1")); end.TurnStatus != core.AttemptInterrupted {
 		t.Errorf("turn 3 ended %+v", end)
 	}
 	running := 0
 	for _, o := range sink.All() {
-		if o.Kind == core.ObsSessionState && o.Status == core.SessRunning {
+		if o.Kind == core.ObsSessionState && o.SessionState == core.SessRunning {
 			running++
 		}
 	}
@@ -245,7 +245,7 @@ func TestStartFailures(t *testing.T) {
 			begun := time.Now()
 			p.Handle(turn("1", "hi"))
 			end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-			if end.Status != core.AttemptFailed {
+			if end.TurnStatus != core.AttemptFailed {
 				t.Fatalf("turn ended %+v", end)
 			}
 			for _, w := range tc.want {
@@ -301,7 +301,7 @@ func TestGarbageAfterTheHandshake(t *testing.T) {
 	p.Handle(turn("1", "hi"))
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
 	want := `toy wrote 50 lines in a row that are not toy-json; stopping it (last: "noise 50")`
-	if end.Status != core.AttemptFailed || end.Error != want {
+	if end.TurnStatus != core.AttemptFailed || end.Error != want {
 		t.Errorf("turn ended %+v, want failed: %s", end, want)
 	}
 	sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
@@ -327,7 +327,7 @@ func TestDeathMidTurn(t *testing.T) {
 	p, sink, _ := start(t, initialize+"expect {\"prompt\":\"hi\"}\nstderr panic: out of cheese\nexit 7\n", agentproc.Settings{})
 	p.Handle(turn("1", "hi"))
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptFailed || end.Error != "toy exited with status 7: panic: out of cheese" {
+	if end.TurnStatus != core.AttemptFailed || end.Error != "toy exited with status 7: panic: out of cheese" {
 		t.Errorf("turn ended %+v", end)
 	}
 	failed := sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
@@ -353,11 +353,11 @@ func TestStopKillsAStubbornAgent(t *testing.T) {
 	if d := time.Since(begun); d < 600*time.Millisecond || d > 3*time.Second {
 		t.Errorf("stop took %s; Grace and Term are 300ms each", d)
 	}
-	if end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded)); end.Status != core.AttemptInterrupted {
+	if end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded)); end.TurnStatus != core.AttemptInterrupted {
 		t.Errorf("turn ended %+v", end)
 	}
 	for _, o := range sink.All() {
-		if o.Kind == core.ObsSessionState && o.Status == core.SessFailed {
+		if o.Kind == core.ObsSessionState && o.SessionState == core.SessFailed {
 			t.Errorf("a stop asked for was reported as a failure: %+v", o)
 		}
 	}
@@ -374,7 +374,7 @@ func TestDeathBeforeTheTurnBegins(t *testing.T) {
 	p.Handle(turn("1", "hi"))
 	failed := sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptFailed || end.Error != "toy exited with status 4: bye" || failed.Text != end.Error {
+	if end.TurnStatus != core.AttemptFailed || end.Error != "toy exited with status 4: bye" || failed.Text != end.Error {
 		t.Errorf("turn ended %+v after FAILED %q", end, failed.Text)
 	}
 	for _, o := range sink.All() {
@@ -393,7 +393,7 @@ func TestExitAsItAnswers(t *testing.T) {
 		p, sink, _ := start(t, initialize+"stderr bye\nexit 4\n", agentproc.Settings{})
 		p.Handle(turn("1", "hi"))
 		end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-		if end.Status != core.AttemptFailed || !strings.HasPrefix(end.Error, "toy exited with status 4: bye") {
+		if end.TurnStatus != core.AttemptFailed || !strings.HasPrefix(end.Error, "toy exited with status 4: bye") {
 			t.Errorf("turn ended %+v", end)
 		}
 		sink.Wait(t, wait, "FAILED", agenttest.Kind(core.ObsSessionState, core.SessFailed))

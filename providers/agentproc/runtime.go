@@ -55,7 +55,7 @@ func (r *Runtime) Handle(e core.Effect) {
 		if e.Kind == core.EffStopSession {
 			r.mu.Unlock()
 			// Nothing runs for this thread here: the session is stopped.
-			r.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: e.Thread, Status: core.SessStopped,
+			r.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: e.Thread, SessionState: core.SessStopped,
 				Text: "no process was running"})
 			return
 		}
@@ -182,9 +182,9 @@ func NewEmitter(ctx context.Context, sink providers.Sink) *Emitter {
 func (m *Emitter) Post(o core.Observation) { _ = m.sink.Observe(m.ctx, o) }
 
 // Done reports an effect's outcome (effect.done).
-func (m *Emitter) Done(e core.Effect, status, text string) {
+func (m *Emitter) Done(e core.Effect, status core.EffectStatus, text string) {
 	m.Post(core.Observation{Kind: core.ObsEffectDone, Thread: e.Thread, Run: e.Run, Attempt: e.Attempt,
-		Key: e.Key, Status: status, Text: text})
+		Key: e.Key, EffectStatus: status, Text: text})
 }
 
 // Ended reports that a thread's agent process is gone, through legal
@@ -192,12 +192,12 @@ func (m *Emitter) Done(e core.Effect, status, text string) {
 // died or never came up), each with the reason. The kernel ends a turn
 // still running on a FAILED or STOPPED session with the reason as error.
 func (m *Emitter) Ended(thread, run, reason string, failed bool) {
-	m.Post(core.Observation{Kind: core.ObsSessionState, Thread: thread, Run: run, Status: core.SessStopping, Text: reason})
+	m.Post(core.Observation{Kind: core.ObsSessionState, Thread: thread, Run: run, SessionState: core.SessStopping, Text: reason})
 	st := core.SessStopped
 	if failed {
 		st = core.SessFailed
 	}
-	m.Post(core.Observation{Kind: core.ObsSessionState, Thread: thread, Run: run, Status: st, Text: reason})
+	m.Post(core.Observation{Kind: core.ObsSessionState, Thread: thread, Run: run, SessionState: st, Text: reason})
 }
 
 // Sink returns the sink the emitter reports to.

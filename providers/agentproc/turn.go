@@ -50,7 +50,7 @@ func (t *Turn) Obs(o core.Observation) {
 func (t *Turn) Kick() { t.dog.Kick() }
 
 // End reports turn.ended once; later calls do nothing.
-func (t *Turn) End(status, errText string) {
+func (t *Turn) End(status core.AttemptStatus, errText string) {
 	t.mu.Lock()
 	if t.ended {
 		t.mu.Unlock()
@@ -60,7 +60,7 @@ func (t *Turn) End(status, errText string) {
 	t.mu.Unlock()
 	t.dog.Stop()
 	t.out.Post(core.Observation{Kind: core.ObsTurnEnded, Thread: t.E.Thread, Run: t.E.Run, Attempt: t.E.Attempt,
-		Status: status, Error: errText})
+		TurnStatus: status, Error: errText})
 }
 
 // Ended reports whether End was called.

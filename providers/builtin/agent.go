@@ -112,21 +112,21 @@ func (a *Agent) Handle(e core.Effect) {
 	case core.EffSteer:
 		t := a.turn(e.Attempt)
 		if t == nil || !a.caps.Steer {
-			a.done(e, "missed", "the turn had already ended")
+			a.done(e, core.EffMissed, "the turn had already ended")
 			return
 		}
 		t.steer <- e.Text
-		a.done(e, "completed", "")
+		a.done(e, core.EffCompleted, "")
 	case core.EffAnswer:
 		if t := a.turn(e.Attempt); t != nil && e.Request != nil {
 			t.answers <- *e.Request
 		}
-		a.done(e, "completed", "")
+		a.done(e, core.EffCompleted, "")
 	case core.EffInterrupt:
 		if t := a.turn(e.Attempt); t != nil {
 			t.cancel()
 		}
-		a.done(e, "completed", "")
+		a.done(e, core.EffCompleted, "")
 	case core.EffStopSession:
 		a.mu.Lock()
 		for _, t := range a.turns {
@@ -135,7 +135,7 @@ func (a *Agent) Handle(e core.Effect) {
 			}
 		}
 		a.mu.Unlock()
-		a.post(core.Observation{Kind: core.ObsSessionState, Thread: e.Thread, Status: core.SessStopped, Text: "stopped"})
+		a.post(core.Observation{Kind: core.ObsSessionState, Thread: e.Thread, SessionState: core.SessStopped, Text: "stopped"})
 	}
 }
 
@@ -145,9 +145,9 @@ func (a *Agent) turn(attempt string) *turn {
 	return a.turns[attempt]
 }
 
-func (a *Agent) done(e core.Effect, status, text string) {
+func (a *Agent) done(e core.Effect, status core.EffectStatus, text string) {
 	a.post(core.Observation{Kind: core.ObsEffectDone, Thread: e.Thread, Run: e.Run, Attempt: e.Attempt,
-		Key: e.Key, Status: status, Text: text})
+		Key: e.Key, EffectStatus: status, Text: text})
 }
 
 func (a *Agent) post(o core.Observation) {

@@ -94,7 +94,7 @@ type stepper struct {
 	slow time.Duration
 	obs  func(core.Observation)
 	rec  func(core.Observation) error
-	ask  func(key, kind, action, prompt string) (core.Request, bool)
+	ask  askFunc
 }
 
 // run executes the step exactly once across crashes: a journaled result
@@ -105,7 +105,7 @@ func (s *stepper) run(ctx context.Context) (outcome, error) {
 	kind := actionKind(c.Name)
 	class := workers.Class(c.Name)
 	prev, seen := s.turn.Steps[s.key]
-	if seen && prev.Status != "started" {
+	if seen && prev.Status != core.EffStarted {
 		return outcome{result: prev.Result, failed: failure(c, prev.Status, prev.Exit, prev.Result)}, nil
 	}
 	var hash, pre string
@@ -121,7 +121,7 @@ func (s *stepper) run(ctx context.Context) (outcome, error) {
 		}
 		if seen && prev.Hash != "" && pre == prev.Hash {
 			out := toolResult(c, workers.Result{Status: workers.StatusOK}, prev.Hash)
-			if err := s.rec(core.Observation{Kind: core.ObsStepDone, Key: s.key, Status: "completed",
+			if err := s.rec(core.Observation{Kind: core.ObsStepDone, Key: s.key, EffectStatus: core.EffCompleted,
 				Text: out, Hash: prev.Hash}); err != nil {
 				return outcome{}, errTurnGone
 			}
@@ -159,7 +159,7 @@ func (s *stepper) unknown(ctx context.Context, why string) (outcome, error) {
 	}
 	if q.Response == core.RespDeny {
 		out := "skipped by the user: " + describe(c) + " had an unknown outcome after a restart"
-		if err := s.rec(core.Observation{Kind: core.ObsStepDone, Key: s.key, Status: "unknown", Text: out}); err != nil {
+		if err := s.rec(core.Observation{Kind: core.ObsStepDone, Key: s.key, EffectStatus: core.EffUnknown, Text: out}); err != nil {
 			return outcome{}, errTurnGone
 		}
 		return outcome{result: out}, nil
@@ -168,7 +168,7 @@ func (s *stepper) unknown(ctx context.Context, why string) (outcome, error) {
 }
 
 // execute journals the start, runs the step on a worker, journals the end.
-func (s *stepper) execute(ctx context.Context, class, hash, pre string) (outcome, error) {
+func (s *stepper) execute(ctx context.Context, class core.EffectClass, hash, pre string) (outcome, error) {
 	c := s.call
 	start := core.Observation{Kind: core.ObsStepStarted, Key: s.key, Action: c.Name, Class: class,
 		Title: describe(c), Hash: hash, PreHash: pre}
@@ -192,23 +192,23 @@ func (s *stepper) execute(ctx context.Context, class, hash, pre string) (outcome
 		res = workers.Result{Status: workers.StatusError, Error: err.Error()}
 	}
 	if ctx.Err() != nil && res.Status != workers.StatusOK {
-		_ = s.rec(core.Observation{Kind: core.ObsStepDone, Key: s.key, Status: "cancelled", Text: "cancelled: the turn was interrupted"})
+		_ = s.rec(core.Observation{Kind: core.ObsStepDone, Key: s.key, EffectStatus: core.EffCancelled, Text: "cancelled: the turn was interrupted"})
 		return outcome{}, context.Canceled
 	}
 	failpoint.Hit("step.done.before")
 	out := toolResult(c, res, res.Blake3)
-	status := "completed"
+	status := core.EffCompleted
 	exit := 0
 	if res.ExitCode != nil {
 		exit = *res.ExitCode
 	}
 	if res.Status != workers.StatusOK || exit != 0 {
-		status = "failed"
+		status = core.EffFailed
 		if res.Status == workers.StatusRefused {
-			status = "refused"
+			status = core.EffRefused
 		}
 	}
-	if err := s.rec(core.Observation{Kind: core.ObsStepDone, Key: s.key, Status: status, Text: out, Exit: exit,
+	if err := s.rec(core.Observation{Kind: core.ObsStepDone, Key: s.key, EffectStatus: status, Text: out, Exit: exit,
 		Hash: res.Blake3}); err != nil {
 		return outcome{}, errTurnGone
 	}
@@ -240,9 +240,9 @@ func toolResult(c llm.ToolCall, res workers.Result, hash string) string {
 }
 
 // failure says why a step failed, or "" when it did not.
-func failure(c llm.ToolCall, status string, exit int, out string) string {
+func failure(c llm.ToolCall, status core.EffectStatus, exit int, out string) string {
 	switch {
-	case status == "completed" || status == "unknown":
+	case status == core.EffCompleted || status == core.EffUnknown:
 		return ""
 	case c.Name == workers.ActionRunCommand && exit != 0:
 		return fmt.Sprintf("%s exited with code %d", describe(c), exit)

@@ -14,7 +14,7 @@ import (
 const replyKey = "reply"
 
 // askFunc raises a request (or finds it settled) and waits for its answer.
-type askFunc func(key, kind, action, prompt string) (core.Request, bool)
+type askFunc func(key string, kind core.RequestKind, action, prompt string) (core.Request, bool)
 
 // run plays one turn: directive approvals and questions first (never asked
 // twice: settled ones come from the journal), an optional subagent, the
@@ -31,8 +31,8 @@ func (a *Agent) run(ctx context.Context, t *turn) {
 		o.Thread, o.Run, o.Attempt = e.Thread, e.Run, e.Attempt
 		return a.sink.Record(a.ctx, o)
 	}
-	end := func(status, errText string) {
-		obs(core.Observation{Kind: core.ObsTurnEnded, Status: status, Error: errText})
+	end := func(status core.AttemptStatus, errText string) {
+		obs(core.Observation{Kind: core.ObsTurnEnded, TurnStatus: status, Error: errText})
 	}
 	obs(core.Observation{Kind: core.ObsTurnStarted})
 	d, clean, err := ParseDirectives(tr.Text)
@@ -49,7 +49,7 @@ func (a *Agent) run(ctx context.Context, t *turn) {
 	for _, q := range tr.Settled {
 		settled[q.Key] = q
 	}
-	ask := func(key, kind, action, prompt string) (core.Request, bool) {
+	ask := func(key string, kind core.RequestKind, action, prompt string) (core.Request, bool) {
 		if q, ok := settled[key]; ok {
 			return q, true
 		}
@@ -173,7 +173,7 @@ func (a *Agent) subagent(ctx context.Context, t *turn, d Directives, instr strin
 		status, text = core.NodeFailed, err.Error()
 	}
 	obs(core.Observation{Kind: core.ObsText, Key: subagentKey + "/reply", Parent: subagentKey, Text: text, Final: true})
-	obs(core.Observation{Kind: core.ObsNode, Key: subagentKey, Status: status})
+	obs(core.Observation{Kind: core.ObsNode, Key: subagentKey, NodeStatus: status})
 	return p, err
 }
 
@@ -241,11 +241,11 @@ func (a *Agent) stream(ctx context.Context, t *turn, body string, slow time.Dura
 func tickPlan(items []core.PlanItem, done int) bool {
 	changed := false
 	for k := range items {
-		want := "pending"
+		want := core.ItemPending
 		if k < done {
-			want = "completed"
+			want = core.ItemCompleted
 		} else if k == done {
-			want = "in_progress"
+			want = core.ItemInProgress
 		}
 		if items[k].Status != want {
 			items[k].Status, changed = want, true

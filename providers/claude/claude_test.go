@@ -40,7 +40,7 @@ func TestTurnApprovalQuestionTodosUsage(t *testing.T) {
 	p.Handle(core.Effect{Key: "R2:answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
 		Request: &core.Request{ID: "R2", Key: "ask1", Kind: core.RequestUserInput, Response: core.RespAnswer, Answer: "blue"}})
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptCompleted {
+	if end.TurnStatus != core.AttemptCompleted {
 		t.Fatalf("turn ended %+v", end)
 	}
 	if got := sink.Text("m1/0"); got != "Hello" {
@@ -56,7 +56,7 @@ func TestTurnApprovalQuestionTodosUsage(t *testing.T) {
 			sawRef = true
 		case o.Kind == core.ObsPlan && len(o.Items) == 2 && o.Items[1].Status == "in_progress":
 			sawPlan = true
-		case o.Kind == core.ObsNode && o.Key == "tu1" && o.Status == core.NodeCompleted && o.Text == "made x":
+		case o.Kind == core.ObsNode && o.Key == "tu1" && o.NodeStatus == core.NodeCompleted && o.Text == "made x":
 			sawDone = true
 		case o.Kind == core.ObsLLM && o.CostUSD == 0.0123 && o.TokensIn == 105 && o.TokensOut == 20:
 			sawLLM = true
@@ -71,7 +71,7 @@ func TestTurnApprovalQuestionTodosUsage(t *testing.T) {
 	agenttest.Stop(t, p, sink, log)
 }
 
-func answer(key, response string) core.Effect {
+func answer(key string, response core.Response) core.Effect {
 	return core.Effect{Key: key + ":answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
 		Request: &core.Request{ID: "R", Key: key, Response: response}}
 }
@@ -87,13 +87,13 @@ func TestDenyThenInterrupt(t *testing.T) {
 	sink.Wait(t, wait, "streamed text", func(o core.Observation) bool { return o.Kind == core.ObsText && o.Text == "working slowly" })
 	p.Handle(core.Effect{Key: "t1/1/a1:interrupt", Kind: core.EffInterrupt, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1"})
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptInterrupted {
+	if end.TurnStatus != core.AttemptInterrupted {
 		t.Fatalf("turn ended %+v, want interrupted", end)
 	}
 	failed := sink.Wait(t, wait, "the denied tool node", func(o core.Observation) bool {
-		return o.Kind == core.ObsNode && o.Status != "" && o.Key == "tu1" && o.Status != core.NodeRunning
+		return o.Kind == core.ObsNode && o.NodeStatus != "" && o.Key == "tu1" && o.NodeStatus != core.NodeRunning
 	})
-	if failed.Status != core.NodeFailed {
+	if failed.NodeStatus != core.NodeFailed {
 		t.Errorf("denied tool node = %+v", failed)
 	}
 	sink.Wait(t, wait, "the open text closed", func(o core.Observation) bool { return o.Kind == core.ObsText && o.Key == "m2/0" && o.Final })
@@ -106,11 +106,11 @@ func TestSteerIsAUserLineMidTurn(t *testing.T) {
 	sink.Wait(t, wait, "first text", func(o core.Observation) bool { return o.Kind == core.ObsText && o.Text == "first" })
 	p.Handle(core.Effect{Key: "t1/1:steer1", Kind: core.EffSteer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1", Text: "also this"})
 	done := sink.Wait(t, wait, "the steer effect done", agenttest.Kind(core.ObsEffectDone))
-	if done.Key != "t1/1:steer1" || done.Status != "completed" {
+	if done.Key != "t1/1:steer1" || done.EffectStatus != core.EffCompleted {
 		t.Fatalf("steer effect = %+v", done)
 	}
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptCompleted || sink.Text("m2/t0") != "second" {
+	if end.TurnStatus != core.AttemptCompleted || sink.Text("m2/t0") != "second" {
 		t.Fatalf("turn ended %+v before the steering message was answered:\n%s", end, sink.Dump())
 	}
 	agenttest.Stop(t, p, sink, log)
@@ -123,7 +123,7 @@ func TestResumeByNativeRef(t *testing.T) {
 	e.Turn.Messages = append([]core.Message{{Role: "user", Text: "before"}, {Role: "assistant", Text: "reply"}}, e.Turn.Messages...)
 	p.Handle(e)
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptCompleted {
+	if end.TurnStatus != core.AttemptCompleted {
 		t.Fatalf("turn ended %+v", end)
 	}
 	if l := agenttest.Stop(t, p, sink, log); !strings.Contains(l, "--resume sess-old") {
@@ -188,7 +188,7 @@ func TestWatchdogAndKillEscalation(t *testing.T) {
 		t.Errorf("stop took %s", d)
 	}
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptInterrupted {
+	if end.TurnStatus != core.AttemptInterrupted {
 		t.Errorf("turn ended %+v", end)
 	}
 }

@@ -135,7 +135,7 @@ func (s *session) toolUse(t *agentproc.Turn, parent string, b block) {
 	if b.Name == "Task" || b.Name == "Agent" {
 		kind = core.NodeSubagent
 	}
-	t.Obs(core.Observation{Kind: core.ObsNode, Key: b.ID, Parent: parent, NodeKind: kind, Status: core.NodeRunning,
+	t.Obs(core.Observation{Kind: core.ObsNode, Key: b.ID, Parent: parent, NodeKind: kind, NodeStatus: core.NodeRunning,
 		Title: toolTitle(b.Name, in)})
 	s.mu.Lock()
 	if kind == core.NodeSubagent {
@@ -179,7 +179,7 @@ func (s *session) toolResults(t *agentproc.Turn, f *frame) {
 			t.Obs(core.Observation{Kind: core.ObsPlan, Items: items})
 		}
 		text = agentproc.Cut(text, maxToolText, cutMark)
-		t.Obs(core.Observation{Kind: core.ObsNode, Key: b.ToolUseID, Status: status, Text: orDash(text)})
+		t.Obs(core.Observation{Kind: core.ObsNode, Key: b.ToolUseID, NodeStatus: status, Text: orDash(text)})
 	}
 }
 

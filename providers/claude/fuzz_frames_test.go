@@ -199,10 +199,10 @@ func checkClaudeObs(t *testing.T, e core.Effect, obs []core.Observation, validIn
 				t.Fatalf("text without a node key: %+v", o)
 			}
 		case core.ObsNode:
-			if o.Status != core.NodeRunning && o.Status != core.NodeCompleted && o.Status != core.NodeFailed ||
-				o.Status == core.NodeRunning && o.NodeKind != core.NodeToolCall && o.NodeKind != core.NodeSubagent ||
+			if o.NodeStatus != core.NodeRunning && o.NodeStatus != core.NodeCompleted && o.NodeStatus != core.NodeFailed ||
+				o.NodeStatus == core.NodeRunning && o.NodeKind != core.NodeToolCall && o.NodeKind != core.NodeSubagent ||
 				len(o.Text) > maxToolText+len(cutMark) {
-				t.Fatalf("tool node %q: kind %q, status %q, %d bytes of text", o.Key, o.NodeKind, o.Status, len(o.Text))
+				t.Fatalf("tool node %q: kind %q, status %q, %d bytes of text", o.Key, o.NodeKind, o.NodeStatus, len(o.Text))
 			}
 		case core.ObsRequest:
 			if o.RequestKind == core.RequestApproval && !strings.HasPrefix(o.Prompt, "Allow ") ||

@@ -92,12 +92,12 @@ func (p *plan) toolResult(id, text string, isError bool) bool {
 
 func (p *plan) items() []core.PlanItem { return append([]core.PlanItem(nil), p.list...) }
 
-func planStatus(s string) string {
+func planStatus(s string) core.PlanItemStatus {
 	switch strings.ToLower(s) {
 	case "completed", "done":
-		return "completed"
+		return core.ItemCompleted
 	case "in_progress", "in-progress", "active":
-		return "in_progress"
+		return core.ItemInProgress
 	}
-	return "pending"
+	return core.ItemPending
 }

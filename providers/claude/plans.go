@@ -100,23 +100,23 @@ func (p *plans) items() []core.PlanItem {
 
 // overall is a list's status as one item: completed when every item is,
 // in progress when any item has started, else pending.
-func overall(list []core.PlanItem) string {
+func overall(list []core.PlanItem) core.PlanItemStatus {
 	done := 0
 	for _, it := range list {
 		switch it.Status {
-		case "completed":
+		case core.ItemCompleted:
 			done++
-		case "in_progress":
-			return "in_progress"
+		case core.ItemInProgress:
+			return core.ItemInProgress
 		}
 	}
 	if done == len(list) {
-		return "completed"
+		return core.ItemCompleted
 	}
 	if done > 0 {
-		return "in_progress"
+		return core.ItemInProgress
 	}
-	return "pending"
+	return core.ItemPending
 }
 
 // listItem matches a markdown list line: "- x", "* x", "+ x", "1. x", "2) x".

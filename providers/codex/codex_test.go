@@ -21,7 +21,7 @@ func fake(t *testing.T, script string, set agentproc.Settings) (providers.Provid
 	})
 }
 
-func effect(kind, key string, attempt int) core.Effect {
+func effect(kind core.EffectKind, key string, attempt int) core.Effect {
 	run := "t1/" + string(rune('0'+attempt))
 	return core.Effect{Key: key, Kind: kind, Thread: "t1", Run: run, Attempt: run + "/a1", Provider: "codex"}
 }
@@ -37,7 +37,7 @@ func TestTurnsApprovalPlanSteerQuestionInterrupt(t *testing.T) {
 	a.Request = &core.Request{Key: "0", Response: core.RespAllow}
 	p.Handle(a)
 	end := sink.Wait(t, wait, "the end of turn 1", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptCompleted {
+	if end.TurnStatus != core.AttemptCompleted {
 		t.Fatalf("turn 1 ended %+v", end)
 	}
 	if got := sink.Text("msg-1"); got != "Hello" {
@@ -50,7 +50,7 @@ func TestTurnsApprovalPlanSteerQuestionInterrupt(t *testing.T) {
 			ref = true
 		case o.Kind == core.ObsPlan && len(o.Items) == 2 && o.Items[1].Status == "in_progress":
 			plan = true
-		case o.Kind == core.ObsNode && o.Key == "call-1" && o.Status == core.NodeCompleted && strings.Contains(o.Text, "made"):
+		case o.Kind == core.ObsNode && o.Key == "call-1" && o.NodeStatus == core.NodeCompleted && strings.Contains(o.Text, "made"):
 			node = true
 		case o.Kind == core.ObsLLM && o.TokensIn == 21 && o.TokensOut == 10:
 			usage = true
@@ -77,11 +77,11 @@ func TestTurnsApprovalPlanSteerQuestionInterrupt(t *testing.T) {
 	p.Handle(ans)
 	p.Handle(effect(core.EffInterrupt, "t1/2/a1:interrupt", 2))
 	end = sink.Wait(t, wait, "the end of turn 2", func(o core.Observation) bool { return o.Kind == core.ObsTurnEnded && o.Run == "t1/2" })
-	if end.Status != core.AttemptInterrupted {
+	if end.TurnStatus != core.AttemptInterrupted {
 		t.Fatalf("turn 2 ended %+v", end)
 	}
 	for _, o := range sink.All() {
-		if o.Kind == core.ObsEffectDone && o.Key == "t1/2:steer1" && o.Status != "completed" {
+		if o.Kind == core.ObsEffectDone && o.Key == "t1/2:steer1" && o.EffectStatus != core.EffCompleted {
 			t.Errorf("steer effect = %+v", o)
 		}
 	}
@@ -104,7 +104,7 @@ func TestResumeAndMissingSteer(t *testing.T) {
 		t.Errorf("steer failure = %q", w.Text)
 	}
 	end := sink.Wait(t, wait, "the end of the turn", agenttest.Kind(core.ObsTurnEnded))
-	if end.Status != core.AttemptFailed || !strings.Contains(end.Error, "stream disconnected before completion") {
+	if end.TurnStatus != core.AttemptFailed || !strings.Contains(end.Error, "stream disconnected before completion") {
 		t.Fatalf("turn ended %+v", end)
 	}
 	agenttest.Stop(t, p, sink, log)

@@ -212,8 +212,8 @@ func checkCodexObs(t *testing.T, e core.Effect, obs []core.Observation, validInp
 			if o.NodeKind != core.NodeToolCall || o.Title == "" || len(o.Text) > maxToolText+len(cutMark) {
 				t.Fatalf("tool node %q: kind %q, title %q, %d bytes of text", o.Key, o.NodeKind, o.Title, len(o.Text))
 			}
-			if o.Status != core.NodeRunning && o.Status != core.NodeCompleted && o.Status != core.NodeFailed {
-				t.Fatalf("tool node %q has status %q", o.Key, o.Status)
+			if o.NodeStatus != core.NodeRunning && o.NodeStatus != core.NodeCompleted && o.NodeStatus != core.NodeFailed {
+				t.Fatalf("tool node %q has status %q", o.Key, o.NodeStatus)
 			}
 		case core.ObsRequest:
 			if o.RequestKind != core.RequestApproval && o.RequestKind != core.RequestUserInput {

@@ -161,7 +161,7 @@ func (s *session) turnCompleted(t *agentproc.Turn, status string, e *struct {
 
 func (s *session) itemStarted(t *agentproc.Turn, it item) {
 	if title, ok := itemTitle(it); ok {
-		t.Obs(core.Observation{Kind: core.ObsNode, Key: it.ID, NodeKind: core.NodeToolCall, Status: core.NodeRunning, Title: title})
+		t.Obs(core.Observation{Kind: core.ObsNode, Key: it.ID, NodeKind: core.NodeToolCall, NodeStatus: core.NodeRunning, Title: title})
 	}
 }
 
@@ -202,7 +202,7 @@ func (s *session) itemCompleted(t *agentproc.Turn, it item) {
 		text = it.Status
 	}
 	text = cut(text)
-	t.Obs(core.Observation{Kind: core.ObsNode, Key: it.ID, NodeKind: core.NodeToolCall, Status: status, Title: title, Text: text})
+	t.Obs(core.Observation{Kind: core.ObsNode, Key: it.ID, NodeKind: core.NodeToolCall, NodeStatus: status, Title: title, Text: text})
 }
 
 // cut bounds tool output to maxToolText bytes on a rune boundary.
@@ -238,12 +238,12 @@ func commandText(raw json.RawMessage) string {
 	return strings.Join(argv, " ")
 }
 
-func planStatus(s string) string {
+func planStatus(s string) core.PlanItemStatus {
 	switch s {
 	case "completed":
-		return "completed"
+		return core.ItemCompleted
 	case "inProgress", "in_progress":
-		return "in_progress"
+		return core.ItemInProgress
 	}
-	return "pending"
+	return core.ItemPending
 }

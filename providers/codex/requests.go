@@ -128,7 +128,7 @@ func (s *session) answer(e core.Effect) {
 // execCommandApproval and applyPatchApproval take approved,
 // approved_for_session or denied; the item/* methods take accept,
 // acceptForSession or decline.
-func decision(method, response string) string {
+func decision(method string, response core.Response) string {
 	legacy := method == "execCommandApproval" || method == "applyPatchApproval"
 	switch {
 	case response == core.RespAllow && legacy:

@@ -118,10 +118,10 @@ func (s *session) Handle(e core.Effect) {
 		s.startTurn(e)
 	case core.EffSteer:
 		if err := s.write(e.Text + "\r"); err != nil {
-			s.out.Done(e, "failed", err.Error())
+			s.out.Done(e, core.EffFailed, err.Error())
 			return
 		}
-		s.out.Done(e, "completed", "")
+		s.out.Done(e, core.EffCompleted, "")
 	case core.EffInterrupt:
 		s.mu.Lock()
 		s.interrupt = true
@@ -136,9 +136,9 @@ func (s *session) Handle(e core.Effect) {
 				s.signalForeground(syscall.SIGINT)
 			}
 		})
-		s.out.Done(e, "completed", "")
+		s.out.Done(e, core.EffCompleted, "")
 	case core.EffAnswer:
-		s.out.Done(e, "missed", "a shell raises no requests")
+		s.out.Done(e, core.EffMissed, "a shell raises no requests")
 	}
 }
 
@@ -219,7 +219,7 @@ func (s *session) spawn(e core.Effect) error {
 	s.mu.Lock()
 	s.cmd, s.tty, s.term, s.done, s.stopping, s.last = cmd, t, t, done, false, ""
 	s.mu.Unlock()
-	s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessRunning,
+	s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, SessionState: core.SessRunning,
 		Text: fmt.Sprintf("%s started in a PTY (pid %d)", s.cfg.Name, cmd.Process.Pid)})
 	go s.read(cmd, t, done)
 	return nil
@@ -362,7 +362,7 @@ func (s *session) Stop(reason string) {
 	if t != nil {
 		t.End(core.AttemptInterrupted, reason)
 	}
-	s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, Status: core.SessStopped, Text: reason})
+	s.out.Post(core.Observation{Kind: core.ObsSessionState, Thread: s.thread, SessionState: core.SessStopped, Text: reason})
 }
 
 func waitFor(ch chan struct{}, d time.Duration) bool {

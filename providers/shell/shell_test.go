@@ -32,7 +32,7 @@ func TestShellTurnsNeedsInputInterrupt(t *testing.T) {
 	defer p.Close()
 
 	p.Handle(turn("1", "echo hel''lo"))
-	if e := ended(sink, t, "t1/1"); e.Status != core.AttemptCompleted {
+	if e := ended(sink, t, "t1/1"); e.TurnStatus != core.AttemptCompleted {
 		t.Fatalf("turn 1 = %+v", e)
 	}
 	if out := sink.Text("pty:t1/1/a1"); !strings.Contains(out, "\nhello\n") {
@@ -54,7 +54,7 @@ func TestShellTurnsNeedsInputInterrupt(t *testing.T) {
 	p.Handle(turn("4", "sleep 30"))
 	sink.Wait(t, 5*time.Second, "the command echoed", func(o core.Observation) bool { return o.Run == "t1/4" && strings.Contains(o.Text, "sleep 30") })
 	p.Handle(core.Effect{Kind: core.EffInterrupt, Thread: "t1", Run: "t1/4", Attempt: "t1/4/a1"})
-	if e := ended(sink, t, "t1/4"); e.Status != core.AttemptInterrupted {
+	if e := ended(sink, t, "t1/4"); e.TurnStatus != core.AttemptInterrupted {
 		t.Fatalf("turn 4 = %+v", e)
 	}
 	p.Handle(core.Effect{Kind: core.EffStopSession, Thread: "t1"})

@@ -76,7 +76,7 @@ func FailClearly(t *testing.T, provider string, start func(t *testing.T, script 
 			begun := time.Now()
 			p.Handle(StartTurn("t1", provider, "hi"))
 			end := sink.Wait(t, 10*time.Second, "the end of the turn", Kind(core.ObsTurnEnded))
-			if end.Status != core.AttemptFailed {
+			if end.TurnStatus != core.AttemptFailed {
 				t.Fatalf("turn ended %+v", end)
 			}
 			for _, w := range tc.says {

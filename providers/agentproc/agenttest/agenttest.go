@@ -130,11 +130,31 @@ func (s *Sink) Wait(t testing.TB, d time.Duration, what string, pred func(core.O
 	}
 }
 
-// Kind matches an observation kind (and status, when given).
-func Kind(kind string, status ...string) func(core.Observation) bool {
+// Kind matches an observation kind and, when given, its status: a
+// core.SessionState, core.EffectStatus, core.AttemptStatus (a turn's end)
+// or core.NodeStatus, whichever its kind reports.
+func Kind(kind core.ObsKind, status ...any) func(core.Observation) bool {
 	return func(o core.Observation) bool {
-		return o.Kind == kind && (len(status) == 0 || o.Status == status[0])
+		return o.Kind == kind && (len(status) == 0 || statusOf(o) == fmt.Sprint(status[0]))
 	}
+}
+
+// statusOf is the status an observation reports, in the field its kind
+// keeps it in.
+func statusOf(o core.Observation) string {
+	switch o.Kind {
+	case core.ObsSessionState:
+		return string(o.SessionState)
+	case core.ObsEffectDone, core.ObsStepDone, core.ObsRestored:
+		return string(o.EffectStatus)
+	case core.ObsTurnEnded:
+		return string(o.TurnStatus)
+	case core.ObsNode:
+		return string(o.NodeStatus)
+	case core.ObsCheckpoint:
+		return string(o.CheckpointStatus)
+	}
+	return ""
 }
 
 // Dump lists the observations, one JSON per line.

@@ -32,7 +32,7 @@ func CheckTurnObs(t testing.TB, e core.Effect, obs []core.Observation, validInpu
 		strs := []string{o.Key, o.Parent, o.Text, o.Title, o.Prompt, o.Error}
 		for _, it := range o.Items {
 			strs = append(strs, it.Text)
-			if it.Status != "pending" && it.Status != "in_progress" && it.Status != "completed" {
+			if it.Status != core.ItemPending && it.Status != core.ItemInProgress && it.Status != core.ItemCompleted {
 				t.Fatalf("plan item status %q", it.Status)
 			}
 		}
