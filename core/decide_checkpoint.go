@@ -119,9 +119,9 @@ func (t *tx) observeCheckpoint(o *Observation) {
 		return
 	}
 	status := orDefault(o.CheckpointStatus, CkReady)
-	t.completeEffect(CheckpointID(th.ID, o.Key)+":capture", captureStatus(status), o.Hash)
+	t.completeEffect(CheckpointID(th.ID, o.Key)+":capture", captureStatus(status), o.Commit)
 	c := Checkpoint{ID: CheckpointID(th.ID, o.Key), Thread: th.ID, Scope: o.Key, Status: status,
-		Ref: o.Title, Commit: o.Hash, Reason: o.Error}
+		Ref: o.Ref, Commit: o.Commit, Reason: o.Error}
 	isRun := strings.HasPrefix(o.Key, "run")
 	if isRun {
 		fmt.Sscanf(o.Key, "run%d", &c.Run)

@@ -4,7 +4,7 @@ package core
 // and adds its usage to the thread. A resumed turn finds the response in
 // Turn.LLM by its key and never calls the model again for it.
 func (t *tx) observeLLM(r *Run, a *Attempt, o *Observation) {
-	c := t.makeNode(a, "llm:"+o.Key, NodeLLMCall, o.Parent, o.Title)
+	c := t.makeNode(a, "llm:"+o.Key, NodeLLMCall, o.Parent, o.Model)
 	c.Status, c.EndedAt, c.Text = NodeCompleted, t.at, o.Text
 	c.TokensIn, c.TokensOut, c.CostUSD, c.DurationMS = o.TokensIn, o.TokensOut, o.CostUSD, o.DurationMS
 	t.putNode(c)

@@ -162,7 +162,7 @@ func (h *harness) do(t *testing.T, line string) string {
 			RequestKind: RequestKind(args["reqkind"]), Title: args["title"], Text: args["text"],
 			Prompt: args["prompt"], Error: args["error"], Final: args["final"] == "true",
 			Action: args["action"], Class: EffectClass(args["class"]), Hash: args["hash"], PreHash: args["prehash"],
-			Dirty: args["dirty"] == "true"}
+			Dirty: args["dirty"] == "true", Model: args["model"], Ref: args["ref"], Commit: args["commit"]}
 		if !setStatus(o, args["status"]) {
 			t.Fatalf("%s: a %s observation has no status", line, o.Kind)
 		}

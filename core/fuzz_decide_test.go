@@ -45,7 +45,7 @@ func fuzzState(f *testing.F) *State {
 	// t3 has a workspace: a run whose subagent wrote a file, and a mark.
 	cmd(Command{ID: "c6", Kind: CmdThreadCreate, NewThread: "t3", Provider: "builtin", Caps: caps, Workspace: "/ws"})
 	cmd(Command{ID: "c7", Kind: CmdMessageSend, Thread: "t3", Text: "#subagent write a"})
-	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Key: ScopeBase, CheckpointStatus: CkReady, Hash: "c0"})
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Key: ScopeBase, CheckpointStatus: CkReady, Commit: "c0"})
 	a3 := Observation{Thread: "t3", Run: "t3/1", Attempt: "t3/1/a1"}
 	for _, o := range []Observation{
 		{Kind: ObsNode, Key: "sub", NodeKind: NodeSubagent},
@@ -57,10 +57,10 @@ func fuzzState(f *testing.F) *State {
 		o.Thread, o.Run, o.Attempt = a3.Thread, a3.Run, a3.Attempt
 		obs(o)
 	}
-	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Run: "t3/1", Key: NodeScope("t3", "t3/1/a1/n2"), CheckpointStatus: CkReady, Hash: "cn"})
-	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Key: RunScope(1), CheckpointStatus: CkReady, Hash: "c1"})
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Run: "t3/1", Key: NodeScope("t3", "t3/1/a1/n2"), CheckpointStatus: CkReady, Commit: "cn"})
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Key: RunScope(1), CheckpointStatus: CkReady, Commit: "c1"})
 	cmd(Command{ID: "c8", Kind: CmdCheckpoint, Thread: "t3"})
-	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Run: "t3/1", Key: MarkScope(1), CheckpointStatus: CkReady, Hash: "cm"})
+	obs(Observation{Kind: ObsCheckpoint, Thread: "t3", Run: "t3/1", Key: MarkScope(1), CheckpointStatus: CkReady, Commit: "cm"})
 	if st.Requests["R1"] == nil || st.RunByOrdinal("t1", 2) == nil {
 		f.Fatal("the fuzz state lacks its request or its queued run")
 	}

@@ -33,11 +33,11 @@ const (
 	ObsEffectDone    ObsKind = "effect.done"    // effect Key completed (EffectStatus, Text)
 	ObsWarning       ObsKind = "warning"        // runtime warning (Text)
 	ObsRequestClosed ObsKind = "request.closed" // the provider withdrew a request (Key, Text: why)
-	ObsLLM           ObsKind = "llm"            // a model call answered (Key: request hash, Text: response, Title: model, usage, Parent)
+	ObsLLM           ObsKind = "llm"            // a model call answered (Key: request hash, Model, Text: response, usage, Parent)
 	ObsStepStarted   ObsKind = "step.started"   // a worker step is about to run (Key: idempotency key, Action, Class, Title: what it acts on, Hash, PreHash, Parent)
 	ObsStepDone      ObsKind = "step.done"      // a worker step ended (Key, EffectStatus, Text: output, Exit, Hash)
 	ObsResumeFailed  ObsKind = "resume.failed"  // the provider could not resume its thread by native ref (Text: why); it starts a replacement from the journaled history
-	ObsCheckpoint    ObsKind = "checkpoint"     // a capture ended (Key: scope, CheckpointStatus ready|missing|error, Hash: commit, Title: ref, Files, MoreFiles, Error)
+	ObsCheckpoint    ObsKind = "checkpoint"     // a capture ended (Key: scope, CheckpointStatus ready|missing|error, Ref, Commit, Files, MoreFiles, Error)
 	ObsRestored      ObsKind = "restored"       // a restore ended (Key: operation, EffectStatus completed|failed, Text: what changed, Dirty, Error)
 )
 
@@ -84,24 +84,27 @@ type Observation struct {
 	// Dirty: after a restore of a node's or a mark's checkpoint, the files
 	// differ from the run checkpoint the effect named (Effect.Since).
 	Dirty bool `json:"dirty,omitempty"`
-	// Model calls (ObsLLM): the usage.
+	// Model calls (ObsLLM): the model that answered, and the usage.
+	Model      string  `json:"model,omitempty"`
 	TokensIn   int     `json:"tokensIn,omitempty"`
 	TokensOut  int     `json:"tokensOut,omitempty"`
 	CostUSD    float64 `json:"costUsd,omitempty"`
 	DurationMS int64   `json:"durationMs,omitempty"`
 	// Worker steps (ObsStepStarted, ObsStepDone): the action, its class,
 	// the BLAKE3 a written file had before (PreHash) and has after (Hash),
-	// and a command's exit code. Hash is a capture's commit too.
+	// and a command's exit code.
 	Action  string      `json:"action,omitempty"`
 	Class   EffectClass `json:"class,omitempty"`
 	Hash    string      `json:"hash,omitempty"`
 	PreHash string      `json:"preHash,omitempty"`
 	Exit    int         `json:"exit,omitempty"`
 	// Checkpoints (ObsCheckpoint): the capture's status (ready when
-	// empty) and the files it changed against the parent checkpoint its
-	// effect named, in any order; MoreFiles counts files the executor left
-	// out. The kernel sorts and caps them.
+	// empty), its git ref and commit, and the files it changed against
+	// the parent checkpoint its effect named, in any order; MoreFiles
+	// counts files the executor left out. The kernel sorts and caps them.
 	CheckpointStatus CheckpointStatus `json:"checkpointStatus,omitempty"`
+	Ref              string           `json:"ref,omitempty"`
+	Commit           string           `json:"commit,omitempty"`
 	Files            []FileChange     `json:"files,omitempty"`
 	MoreFiles        int              `json:"moreFiles,omitempty"`
 }

@@ -207,7 +207,7 @@ func (sc *scenario) capture(files []core.FileChange, more int, errText string) {
 	if errText != "" {
 		o.CheckpointStatus, o.Error = core.CkError, errText
 	} else {
-		o.CheckpointStatus, o.Hash, o.Title = core.CkReady, fmt.Sprintf("%040x", sc.at), "refs/nexus/checkpoints/"+e.Thread+"/"+e.Scope
+		o.CheckpointStatus, o.Commit, o.Ref = core.CkReady, fmt.Sprintf("%040x", sc.at), "refs/nexus/checkpoints/"+e.Thread+"/"+e.Scope
 		o.Files, o.MoreFiles = files, more
 	}
 	sc.report(o)
@@ -233,7 +233,7 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	sc.cmd(core.Command{Kind: core.CmdMessageSend, Thread: "t1", Text: "#subagent write a"})
 	sc.capture([]core.FileChange{{Path: "x.txt", Status: "A", Added: 1}}, 0, "")
 	sc.obs("t1", core.Observation{Kind: core.ObsTurnStarted})
-	sc.obs("t1", core.Observation{Kind: core.ObsLLM, Key: "k1", Title: "sim", Text: "{plan}", TokensIn: 151, TokensOut: 77,
+	sc.obs("t1", core.Observation{Kind: core.ObsLLM, Key: "k1", Model: "sim", Text: "{plan}", TokensIn: 151, TokensOut: 77,
 		CostUSD: 0.0012, DurationMS: 340})
 	sc.obs("t1", core.Observation{Kind: core.ObsPlan, Items: []core.PlanItem{{Text: "read", Status: core.ItemCompleted},
 		{Text: "write", Status: core.ItemInProgress}, {Text: "sub", Status: core.ItemPending, Depth: 1}}})
@@ -300,7 +300,7 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	sc.obs("t2", core.Observation{Kind: core.ObsTurnStarted})
 	sc.obs("t2", core.Observation{Kind: core.ObsNativeTurn, Text: "turn-1"})
 	sc.obs("t2", core.Observation{Kind: core.ObsNativeRef, Text: "codex-th"})
-	sc.obs("t2", core.Observation{Kind: core.ObsLLM, Key: "codex:turn-1:1", Title: "codex", TokensIn: 900, TokensOut: 40})
+	sc.obs("t2", core.Observation{Kind: core.ObsLLM, Key: "codex:turn-1:1", Model: "codex", TokensIn: 900, TokensOut: 40})
 	sc.obs("t2", core.Observation{Kind: core.ObsText, Key: "m", Text: "reply one", Final: true})
 	sc.obs("t2", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptCompleted})
 	sc.cmd(core.Command{Kind: core.CmdMessageSend, Thread: "t2", Text: "two"})

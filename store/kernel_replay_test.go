@@ -104,13 +104,13 @@ func randomInput(rng *rand.Rand, st *core.State, n int) core.Input {
 // sometimes more than a checkpoint keeps, or an error.
 func checkpointObs(rng *rand.Rand, th string, r *core.Run, at int64) *core.Observation {
 	o := &core.Observation{Kind: core.ObsCheckpoint, Thread: th, Run: r.ID, Key: core.RunScope(r.Ordinal), At: at,
-		CheckpointStatus: core.CkReady, Hash: fmt.Sprintf("%040x", at)}
+		CheckpointStatus: core.CkReady, Commit: fmt.Sprintf("%040x", at)}
 	if r.AwaitBase {
 		o.Key = core.ScopeBase
 	}
 	switch rng.Intn(8) {
 	case 0:
-		o.CheckpointStatus, o.Hash, o.Error = core.CkError, "", "checkpoint: too many files"
+		o.CheckpointStatus, o.Commit, o.Error = core.CkError, "", "checkpoint: too many files"
 	case 1:
 		o.Error = "checkpoint captured, but its file list is not recorded"
 	}

@@ -80,7 +80,7 @@ func (c *checkpointer) capture(e core.Effect) core.Observation {
 		o.CheckpointStatus, o.Error = core.CkError, err.Error()
 		return o
 	}
-	o.CheckpointStatus, o.Hash, o.Title = core.CkReady, cp.Commit, cp.Ref
+	o.CheckpointStatus, o.Commit, o.Ref = core.CkReady, cp.Commit, cp.Ref
 	if e.Scope != core.ScopeBase {
 		c.stats(e, &cp, &o)
 	}

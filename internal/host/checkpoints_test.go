@@ -27,7 +27,7 @@ func TestCheckpointerFiles(t *testing.T) {
 	capture := func(scope, parent string) core.Observation {
 		t.Helper()
 		o := c.capture(core.Effect{Kind: core.EffCheckpoint, Thread: "t1", Scope: scope, Workspace: ws, Commit: parent})
-		if o.CheckpointStatus != core.CkReady || o.Hash == "" || o.Key != scope {
+		if o.CheckpointStatus != core.CkReady || o.Commit == "" || !strings.HasPrefix(o.Ref, "refs/nexus/checkpoints/t1/") || o.Key != scope {
 			t.Fatalf("%s: capture reported %+v", scope, o)
 		}
 		return o
@@ -39,11 +39,11 @@ func TestCheckpointerFiles(t *testing.T) {
 	}
 	write("a.txt", "two\n")
 	write("b.txt", "bee\nbee\n")
-	run1 := capture(core.RunScope(1), base.Hash)
+	run1 := capture(core.RunScope(1), base.Commit)
 	if got := describeFiles(run1.Files); got != "a.txt M +1 -1, b.txt A +2 -0" || run1.Error != "" {
 		t.Fatalf("run 1 files %q, error %q", got, run1.Error)
 	}
-	if run2 := capture(core.RunScope(2), run1.Hash); run2.Files != nil || run2.Error != "" {
+	if run2 := capture(core.RunScope(2), run1.Commit); run2.Files != nil || run2.Error != "" {
 		t.Fatalf("run 2 changed nothing, yet files %+v, error %q", run2.Files, run2.Error)
 	}
 	if run3 := capture(core.RunScope(3), ""); describeFiles(run3.Files) != "a.txt A +1 -0, b.txt A +2 -0" {

@@ -166,7 +166,7 @@ func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err err
 	}
 	if usage || cost > 0 {
 		t.Obs(core.Observation{Kind: core.ObsLLM, Key: fmt.Sprintf("acp:%s:%s", t.E.Attempt, time.Now().Format(time.RFC3339Nano)),
-			Title: s.cfg.Name, CostUSD: cost, TokensIn: in, TokensOut: out})
+			Model: s.cfg.Name, CostUSD: cost, TokensIn: in, TokensOut: out})
 	}
 	switch resp.StopReason {
 	case sdk.StopReasonCancelled:

@@ -151,7 +151,7 @@ func (s *session) result(t *agentproc.Turn, f *frame) {
 	s.mu.Lock()
 	model := s.model
 	s.mu.Unlock()
-	t.Obs(core.Observation{Kind: core.ObsLLM, Key: "claude:" + f.SessionID + ":" + f.UUID, Title: "claude " + model,
+	t.Obs(core.Observation{Kind: core.ObsLLM, Key: "claude:" + f.SessionID + ":" + f.UUID, Model: "claude " + model,
 		TokensIn: agentproc.Count(f.Usage.In) + agentproc.Count(f.Usage.CacheCreate) + agentproc.Count(f.Usage.CacheRead), TokensOut: agentproc.Count(f.Usage.Out),
 		CostUSD: max(f.CostUSD, 0), DurationMS: max(f.DurationMS, 0)})
 	s.mu.Lock()

@@ -12,7 +12,9 @@ import (
 // observations of one turn, whatever its agent sent: each is stamped with
 // the turn's thread, run and attempt; nothing follows turn.ended; every
 // string is valid UTF-8 when the input was; plan statuses are the three
-// nexus knows; usage is never negative nor past a few agentproc.MaxCount.
+// nexus knows; a model call names its model in Model (a Title would be
+// lost: the kernel records Model); usage is never negative nor past a few
+// agentproc.MaxCount.
 // Effect outcomes (answers to requests) are not part of the turn and are
 // skipped. each then checks what the one adapter adds.
 func CheckTurnObs(t testing.TB, e core.Effect, obs []core.Observation, validInput bool, each func(core.Observation)) {
@@ -29,7 +31,7 @@ func CheckTurnObs(t testing.TB, e core.Effect, obs []core.Observation, validInpu
 		if o.Thread != e.Thread || o.Run != e.Run || o.Attempt != e.Attempt {
 			t.Fatalf("observation not stamped with the attempt: %+v", o)
 		}
-		strs := []string{o.Key, o.Parent, o.Text, o.Title, o.Prompt, o.Error}
+		strs := []string{o.Key, o.Parent, o.Text, o.Title, o.Prompt, o.Error, o.Model}
 		for _, it := range o.Items {
 			strs = append(strs, it.Text)
 			if it.Status != core.ItemPending && it.Status != core.ItemInProgress && it.Status != core.ItemCompleted {
@@ -40,6 +42,9 @@ func CheckTurnObs(t testing.TB, e core.Effect, obs []core.Observation, validInpu
 			if validInput && !utf8.ValidString(x) {
 				t.Fatalf("%s %q: invalid UTF-8 from valid input in a string of %d bytes", o.Kind, o.Key, len(x))
 			}
+		}
+		if o.Kind == core.ObsLLM && (o.Model == "" || o.Title != "") {
+			t.Fatalf("a model call must name its model in Model, not Title: %+v", o)
 		}
 		if o.Kind == core.ObsLLM && (o.TokensIn < 0 || o.TokensOut < 0 || o.CostUSD < 0 || o.DurationMS < 0 ||
 			o.TokensIn > 3*agentproc.MaxCount || o.TokensOut > 2*agentproc.MaxCount) {
