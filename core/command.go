@@ -65,7 +65,7 @@ const (
 
 // Command is an intent from a person or a script. The edge assigns ID (the
 // client's idempotency receipt, if it gave none), At and any new ids before
-// it reaches Decide, so Decide stays pure.
+// it reaches Decide, so Decide stays deterministic.
 type Command struct {
 	ID        string       `json:"id"`
 	Kind      CommandKind  `json:"kind"`

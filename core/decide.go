@@ -11,9 +11,11 @@ const InterruptDeadline int64 = 10e9
 
 // tx is one Decide pass: it emits events, applying each to the state at
 // once so later decisions in the same pass see it, and collects effects.
-// Decide is pure: its output depends only on the state and the input (no
-// clock, no randomness, no I/O). If the journal append of a pass fails, the
-// Runner rebuilds the state from the journal, so applying early is safe.
+// Decide is deterministic: its output depends only on the state and the
+// input (no clock, no randomness, no I/O), and it changes the state only
+// by applying what it emits (doc.go, "Invariants"). If the journal append
+// of a pass fails, the Runner rebuilds the state from the journal, so
+// applying early is safe.
 type tx struct {
 	st      *State
 	cause   string
@@ -59,8 +61,10 @@ func (t *tx) completeEffect(key string, status EffectStatus, result string) {
 }
 
 // Decide folds one input into the state and returns its events, effects
-// and, for a command, its receipt. A refused input (*InputError) returns no
-// events. A command id seen before returns the first receipt and no events.
+// and, for a command, its receipt. The events are applied to st as they
+// are made; nothing else in st changes (doc.go, "Invariants"). A refused
+// input (*InputError) returns no events. A command id seen before returns
+// the first receipt and no events.
 func Decide(st *State, in Input) ([]Event, []Effect, *Receipt, error) {
 	switch {
 	case in.Command != nil:

@@ -138,6 +138,33 @@ func kv(words []string) map[string]string {
 }
 
 func (h *harness) do(t *testing.T, line string) string {
+	in, ok := h.input(t, line)
+	if !ok {
+		return summarize(h.st)
+	}
+	evs, effs, rec, err := Decide(h.st, in)
+	var b strings.Builder
+	if err != nil {
+		fmt.Fprintf(&b, "refused: %v\n", err)
+	}
+	if rec != nil && rec.Reject != nil {
+		fmt.Fprintf(&b, "rejected: %s: %s\n", rec.Reject.Reason, rec.Reject.Detail)
+	}
+	for _, ev := range evs {
+		fmt.Fprintf(&b, "ev %s\n", describe(&ev))
+	}
+	for _, e := range effs {
+		fmt.Fprintf(&b, "effect %s\n", describeEffect(&e))
+	}
+	if len(evs) == 0 && len(effs) == 0 && err == nil {
+		b.WriteString("(nothing)\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// input parses a directive into the input it stands for; false for
+// "state", which asks for a summary instead.
+func (h *harness) input(t *testing.T, line string) (Input, bool) {
 	words := splitArgs(line)
 	verb, args := words[0], kv(words[1:])
 	h.clock += 1000
@@ -185,28 +212,11 @@ func (h *harness) do(t *testing.T, line string) string {
 	case "shutdown":
 		in.Shutdown = &Recover{At: h.clock}
 	case "state":
-		return summarize(h.st)
+		return Input{}, false
 	default:
 		t.Fatalf("unknown verb %q", verb)
 	}
-	evs, effs, rec, err := Decide(h.st, in)
-	var b strings.Builder
-	if err != nil {
-		fmt.Fprintf(&b, "refused: %v\n", err)
-	}
-	if rec != nil && rec.Reject != nil {
-		fmt.Fprintf(&b, "rejected: %s: %s\n", rec.Reject.Reason, rec.Reject.Detail)
-	}
-	for _, ev := range evs {
-		fmt.Fprintf(&b, "ev %s\n", describe(&ev))
-	}
-	for _, e := range effs {
-		fmt.Fprintf(&b, "effect %s\n", describeEffect(&e))
-	}
-	if len(evs) == 0 && len(effs) == 0 && err == nil {
-		b.WriteString("(nothing)\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return in, true
 }
 
 // setStatus puts a directive's status= where the observation's kind

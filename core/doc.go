@@ -1,6 +1,6 @@
 // Package core is the kernel of nexus: the domain model, the commands and
-// events, a pure decider, the synchronous Kernel and the Runner goroutine
-// that owns it. It imports only the standard library
+// events, a deterministic decider, the synchronous Kernel and the Runner
+// goroutine that owns it. It imports only the standard library
 // (internal/layout/deps_test.go checks).
 //
 // # Shape
@@ -8,11 +8,13 @@
 // Every input (a Command from a person or script, an Observation from a
 // provider or effect, a TimerFired, the Recover pass at host start, the
 // Shutdown pass at clean exit) goes through Decide(state, input), which
-// returns events, effects and, for a command, its Receipt. Decide is pure:
-// no clock, no randomness, no I/O; the edge (Runner.Submit, Observe) stamps
-// the time and new ids. Each emitted event is applied to the State at once
-// (State.Apply: upsert the entities it carries by id), so later decisions
-// in the same pass see it.
+// returns events, effects and, for a command, its Receipt. Decide is
+// deterministic: no clock, no randomness, no I/O, nothing read but the
+// State and the input; the edge (Runner.Submit, Observe) stamps the time
+// and new ids. It is not free of effects on the State it is given: each
+// emitted event is applied to it at once (State.Apply: upsert the entities
+// it carries by id), so later decisions in the same pass see it. What it
+// may touch is listed under Invariants.
 //
 // The Kernel accumulates Ready{Events, Commits, Effects}. The Runner, the
 // only goroutine that touches the Kernel, drains up to 512 queued inputs,
@@ -45,6 +47,21 @@
 //
 //   - Entities in State are never mutated after they are stored; Decide
 //     copies before it changes. Clone is therefore a cheap shallow copy.
+//   - Decide(st, in) touches st only as State.Apply of the events it
+//     returns, in order, would: Seq, RequestCount and Receipts; the entity
+//     maps, where a stored pointer is replaced by the event's, never
+//     written through; the derived index (built on first use, then
+//     appended to); Sealed, from which a run an event changes is thawed
+//     into the maps (the representation changes, not what any accessor
+//     answers). Reading a sealed history loads it into its Seal, which
+//     clones share, and records a failure to read as SealErr. Nothing else:
+//     no entity value, slice or map it finds in st is changed, so a Clone
+//     taken before Decide, and a snapshot being encoded from one, stay as
+//     they were; st after Decide equals st before plus the returned
+//     events; a refused input leaves st as it was. Making Decide work on a
+//     copy instead would cost a Clone of the whole projection per input.
+//     TestDecideTouchesOnlyWhatDocSays checks this at every step of the
+//     testdata/decide scenarios, hot and sealed.
 //   - Seq is gapless from 1; Apply refuses a gap.
 //   - A finished run's history may be sealed (sealed.go): kept out of the
 //     maps behind a Seal that loads it on first use, as a State loaded
@@ -60,8 +77,8 @@
 //     refused at the edge and journals nothing; a well-formed command the
 //     decider rejects against the state is journaled as command.rejected
 //     with a typed reason.
-//   - Ids are derived from their parents so the decider stays pure and
-//     people can read them: thread t3f9a2c, run t3f9a2c/1, attempt
+//   - Ids are derived from their parents so the decider stays
+//     deterministic and people can read them: thread t3f9a2c, run t3f9a2c/1, attempt
 //     t3f9a2c/1/a2, node t3f9a2c/1/a2/n3, request R7.
 //   - Late observations for an attempt that is not its run's current one,
 //     or that already ended, produce no events.

@@ -79,9 +79,12 @@ func fuzzState(f *testing.F) *State {
 // seqs right after the state's, each caused by the command, and a receipt
 // that points at the last of them. Replaying those events on a copy of
 // the state gives the same projection, and deciding twice gives the same
-// events: Decide is pure. Seeds live in testdata/fuzz/FuzzDecideCommand.
+// events: Decide is deterministic. The state it was cloned from encodes as
+// it did: Decide writes through no entity (doc.go, "Invariants"). Seeds
+// live in testdata/fuzz/FuzzDecideCommand.
 func FuzzDecideCommand(f *testing.F) {
 	base := fuzzState(f)
+	baseJSON := stateJSON(f, base)
 	f.Add(uint8(4), "c9", "t1", "", 0, "", "steer me", "steer_active", "", "", "", "", 0.0, false)
 	f.Add(uint8(10), "c9", "", "", 0, "R1", "", "", "", "", "allow", "", 0.0, false)
 	f.Add(uint8(0), "c9", "", "t3", 0, "", "", "", "T", "builtin", "", "write,command", 1.5, false)
@@ -113,6 +116,9 @@ func FuzzDecideCommand(f *testing.F) {
 		st := base.Clone()
 		c1 := c
 		evs, effs, rec, err := Decide(st, Input{Command: &c1})
+		if stateJSON(t, base) != baseJSON {
+			t.Fatalf("%+v: deciding on a clone changed the state it was cloned from", c)
+		}
 		if err != nil {
 			var ie *InputError
 			if !errors.As(err, &ie) {

@@ -218,9 +218,9 @@ func cloneMap[V any](m map[string]*V) map[string]*V {
 	return maps.Clone(m)
 }
 
-// Apply folds one event into the projection. It is pure and total: an
-// event it does not know changes only Seq, so old binaries can read new
-// journals.
+// Apply folds one event into the projection. It is deterministic and
+// total: an event it does not know changes only Seq, so old binaries can
+// read new journals.
 func (st *State) Apply(ev *Event) error {
 	if st.idx == nil {
 		st.Reindex()
@@ -375,8 +375,8 @@ func (st *State) ActiveRun(thread string) *Run {
 	return nil
 }
 
-// Ids are derived from their parents so Decide stays pure and people can
-// read them: t3f9a2c, t3f9a2c/1, t3f9a2c/1/a2, t3f9a2c/1/a2/n3.
+// Ids are derived from their parents so Decide stays deterministic and
+// people can read them: t3f9a2c, t3f9a2c/1, t3f9a2c/1/a2, t3f9a2c/1/a2/n3.
 
 // RunID is the id of run n of a thread.
 func RunID(thread string, n int) string { return fmt.Sprintf("%s/%d", thread, n) }
