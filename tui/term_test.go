@@ -178,6 +178,7 @@ func TestTermPaneNeverAnswersQueries(t *testing.T) {
 	for _, k := range []string{"i", "x"} {
 		hs.press(k)
 	}
+	ft.await(t, "the first keys", func() bool { return strings.Contains(ft.typed("s1"), "x") })
 	hs.press("ctrl+]") // leave the pane: keys are the UI's again
 	hs.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	hs.press("ctrl+f") // zoom
