@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,4 +132,75 @@ func TestBackgroundHostLeavesAfterItsLinger(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(e.dir, "host.log")); !strings.Contains(string(b), "stopped") {
 		t.Fatalf("host.log does not record the stop:\n%s", b)
 	}
+}
+
+// The tmux promise: closing the terminal the UI runs in (SIGHUP: the
+// tmux session is killed, as an ssh drop does) or killing the UI stops no
+// agent. A slow run and a shell loop keep going in the background host; a
+// new UI finds both, the loop still counting.
+func TestBackgroundHostOutlivesTheUI(t *testing.T) {
+	t.Parallel()
+	e := backgroundEnv(t, "10m")
+	th := e.must("thread", "new", "--title", "slow", "--yes")
+	sh := e.must("thread", "new", "--provider", "shell", "--title", "loop")
+	vars := append([]string{"NEXUS_SHELL_COMMAND=sh", "PS1=$ "}, e.extra...)
+	for _, kill := range []string{"SIGHUP", "SIGKILL"} {
+		tt := e.startTUIEnv(t, vars...)
+		tt.waitFor("client of pid")
+		tt.waitFor("Threads (2)")
+		if kill == "SIGHUP" {
+			e.bg("send", sh, "i=0; while true; do i=$((i+1)); echo tick $i > ticks; sleep 0.2; done")
+			e.bg("send", th, "#slow=5s write hello to a.txt")
+			eventually(t, "the slow run to start", func() bool {
+				r := e.show(th).Runs
+				return len(r) == 1 && r[0].Status == "running"
+			})
+		}
+		ui := tt.uiPID()
+		if kill == "SIGHUP" {
+			tt.tmux("kill-server") // the terminal goes away: SIGHUP to the UI
+		} else {
+			syscall.Kill(ui, syscall.SIGKILL)
+		}
+		for deadline := time.Now().Add(30 * time.Second); alive(ui); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the UI survived %s", kill)
+			}
+		}
+		ticks := func() string {
+			b, _ := os.ReadFile(filepath.Join(e.ws, "ticks"))
+			return strings.TrimSpace(string(b))
+		}
+		before := ticks()
+		eventually(t, "the shell loop to keep counting after "+kill, func() bool { return ticks() != before && ticks() != "" })
+	}
+	eventually(t, "the slow run to complete without a UI", func() bool {
+		r := e.show(th).Runs
+		return len(r) == 1 && r[0].Status == "completed"
+	})
+	if b, err := os.ReadFile(filepath.Join(e.ws, "a.txt")); err != nil || strings.TrimSpace(string(b)) != "hello" {
+		t.Fatalf("a.txt: %q %v", b, err)
+	}
+	tt := e.startTUIEnv(t, vars...)
+	tt.waitFor("client of pid")
+	tt.waitFor("loop")
+	if st := e.hostStatus(); st.Live.Terminals != 1 {
+		t.Fatalf("host status after the UIs went: %+v; want the shell's terminal live", st)
+	}
+}
+
+// uiPID is the pid of the nexus UI the tmux pane runs: the child of the
+// pane's shell.
+func (tt *tmuxTUI) uiPID() int {
+	tt.t.Helper()
+	shell := strings.TrimSpace(tt.tmux("display-message", "-p", "-t", "main", "#{pane_pid}"))
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		b, _ := os.ReadFile(filepath.Join("/proc", shell, "task", shell, "children"))
+		var pid int
+		if _, err := fmt.Sscan(string(b), &pid); err == nil && pid > 0 {
+			return pid
+		}
+	}
+	tt.t.Fatalf("no nexus process under the pane's shell %s", shell)
+	return 0
 }
