@@ -63,7 +63,12 @@ func openWorkspace(dir string, deny ...string) (*workspace, error) {
 		if real, err := filepath.EvalSymlinks(d); err == nil {
 			d = real
 		}
-		w.deny = append(w.deny, d)
+		// Only a directory inside the workspace needs refusing: the rest
+		// is outside anyway. (A workspace inside it, such as a worktree
+		// the host made in its state dir, is the workspace.)
+		if d != root && within(root, d) {
+			w.deny = append(w.deny, d)
+		}
 	}
 	return w, nil
 }

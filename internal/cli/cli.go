@@ -63,7 +63,7 @@ commands:
   queue THREAD list|hold|release|remove [RUN]
   interrupt THREAD [--hold-queue]
   requests [THREAD] [--json]
-  respond REQUEST --allow|--allow-always|--deny|--answer TEXT
+  respond REQUEST --allow|--allow-always|--deny|--answer TEXT [--no-wait]
   run TEXT [--provider P] [--workspace DIR] [--json]
   resume [THREAD]
   rollback THREAD --to-run N | --to-node NODE | --to-checkpoint CP

@@ -107,7 +107,8 @@ func (a *app) cmdRespond(ctx context.Context, args []string) error {
 	always := fs.Bool("allow-always", false, "allow this kind of action for the thread")
 	deny := fs.Bool("deny", false, "deny")
 	answer := fs.String("answer", "", "answer a question")
-	const usage = "nexus respond REQUEST --allow|--allow-always|--deny|--answer TEXT"
+	noWait := fs.Bool("no-wait", false, "return once the answer is journaled")
+	const usage = "nexus respond REQUEST --allow|--allow-always|--deny|--answer TEXT [--no-wait]"
 	pos, err := parseArgs(fs, args, 1, 1, usage)
 	if err != nil {
 		return err
@@ -127,7 +128,30 @@ func (a *app) cmdRespond(ctx context.Context, args []string) error {
 	if n != 1 {
 		return usageErr("give exactly one of --allow, --allow-always, --deny or --answer; usage: %s", usage)
 	}
-	return a.submitOnly(ctx, core.Command{Kind: core.CmdRequestRespond, Request: pos[0], Response: resp, Answer: *answer})
+	if *noWait {
+		return a.submitOnly(ctx, core.Command{Kind: core.CmdRequestRespond, Request: pos[0], Response: resp, Answer: *answer})
+	}
+	// Like send: wait until the run the answer lets go on is terminal
+	// (exit 0 or 1) or waits on its next request (exit 3, its id printed).
+	s, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	if _, err := a.submit(ctx, s, core.Command{Kind: core.CmdRequestRespond, Request: pos[0], Response: resp, Answer: *answer}); err != nil {
+		return err
+	}
+	st, err := s.State(ctx)
+	if err != nil {
+		return err
+	}
+	q := st.Requests[pos[0]]
+	if q == nil || q.Run == "" {
+		return nil
+	}
+	err = a.waitRuns(ctx, s, []string{q.Run}, false, nil)
+	s.linger(ctx)
+	return err
 }
 
 func (a *app) cmdLog(ctx context.Context, args []string) error {

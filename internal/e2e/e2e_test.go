@@ -40,9 +40,20 @@ func TestE2ESteer(t *testing.T) {
 	e := newEnv(t)
 	th := e.must("thread", "new")
 	slow := e.bg("send", th, "#slow=7s count to ten") // time for a loaded machine to steer it
-	eventually(t, "run 1 running", func() bool {
+	// The turn must have begun: until the thread's baseline checkpoint
+	// is captured (slow on a busy machine), a steer joins the run's
+	// instructions instead of restarting it.
+	eventually(t, "run 1's turn started", func() bool {
 		v := e.show(th)
-		return len(v.Runs) == 1 && v.Runs[0].Status == "running"
+		if len(v.Runs) != 1 || v.Runs[0].Status != "running" {
+			return false
+		}
+		for _, cp := range v.Checkpoints {
+			if cp.Scope == "base" && cp.Status == "ready" {
+				return true
+			}
+		}
+		return false
 	})
 	e.must("send", th, "use roman numerals", "--mode", "steer")
 	res := slow.wait(t)
@@ -66,9 +77,20 @@ func TestE2ERestartNoSteer(t *testing.T) {
 	e := newEnv(t)
 	th := e.must("thread", "new", "--provider", "builtin:nosteer")
 	slow := e.bg("send", th, "#slow=7s count to ten") // time for a loaded machine to steer it
-	eventually(t, "run 1 running", func() bool {
+	// The turn must have begun: until the thread's baseline checkpoint
+	// is captured (slow on a busy machine), a steer joins the run's
+	// instructions instead of restarting it.
+	eventually(t, "run 1's turn started", func() bool {
 		v := e.show(th)
-		return len(v.Runs) == 1 && v.Runs[0].Status == "running"
+		if len(v.Runs) != 1 || v.Runs[0].Status != "running" {
+			return false
+		}
+		for _, cp := range v.Checkpoints {
+			if cp.Scope == "base" && cp.Status == "ready" {
+				return true
+			}
+		}
+		return false
 	})
 	e.must("send", th, "use roman numerals", "--mode", "steer")
 	if res := slow.wait(t); res.code != 0 {
@@ -260,17 +282,16 @@ func TestE2EApprovalLiveHost(t *testing.T) {
 	if r.code != 3 || id == "" {
 		t.Fatalf("send: exit %d out %q err %q", r.code, r.out, r.err)
 	}
-	e.must("respond", id, "--allow")
-	var q string
-	eventually(t, "the question after the approval", func() bool {
-		for _, rq := range e.show(th).Requests {
-			if rq.Status == "pending" && rq.Kind == "user_input" {
-				q = rq.ID
-				return true
-			}
-		}
-		return false
-	})
+	// respond waits like send: the run goes on to its question, and
+	// respond exits 3 with that request's id.
+	r = e.run("respond", id, "--allow")
+	q := requestIDRE.FindString(r.out)
+	if r.code != 3 || q == "" || q == id {
+		t.Fatalf("respond --allow: exit %d out %q err %q; want exit 3 and the question's id", r.code, r.out, r.err)
+	}
+	if v := e.show(th); len(v.Requests) != 2 || v.Requests[1].ID != q || v.Requests[1].Kind != "user_input" {
+		t.Fatalf("requests after the approval: %+v; want the question %s", v.Requests, q)
+	}
 	e.must("respond", q, "--answer", "green")
 	eventually(t, "run completed", func() bool { return e.show(th).Runs[0].Status == "completed" })
 	run := e.show(th).Runs[0]
