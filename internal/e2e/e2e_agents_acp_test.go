@@ -78,7 +78,15 @@ func acpFlow(t *testing.T, a acpAgent) (*env, string) {
 
 	e.run("send", th, "run: touch denied.txt")
 	q = e.pendingRequest(th)
-	e.must("respond", q.ID, "--deny")
+	// respond waits for the run like send: exit 1 when the denial ends
+	// it other than completed.
+	wantCode := 0
+	if a.deniedRun != "completed" {
+		wantCode = 1
+	}
+	if r := e.run("respond", q.ID, "--deny"); r.code != wantCode {
+		t.Fatalf("respond --deny: exit %d, want %d (run %s): %s", r.code, wantCode, a.deniedRun, r.err)
+	}
 	v = e.waitRun(th, 3, "completed", "interrupted", "failed")
 	if _, err := os.Stat(filepath.Join(e.ws, "denied.txt")); err == nil {
 		t.Errorf("the denied command ran: %+v", v.Runs[2])
