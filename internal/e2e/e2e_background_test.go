@@ -204,3 +204,36 @@ func (tt *tmuxTUI) uiPID() int {
 	tt.t.Fatalf("no nexus process under the pane's shell %s", shell)
 	return 0
 }
+
+// An agent that holds its approval in its own process (Claude Code) is
+// not lost when the command that asked exits 3: the background host the
+// send started keeps the agent and its request, and `nexus respond`
+// completes the run, waiting for it as send does.
+func TestBackgroundHostKeepsAnAgentsApproval(t *testing.T) {
+	needCLI(t, "claude")
+	anthropicModel(t)
+	e := backgroundEnv(t, "10m")
+	th := e.must("thread", "new", "--provider", "claude", "--workspace", e.ws)
+	res := e.run("send", th, "run: touch allowed.txt")
+	if res.code != 3 {
+		t.Fatalf("send needing approval: exit %d, want 3: %s %s", res.code, res.out, res.err)
+	}
+	q := strings.TrimSpace(res.out)
+	host := e.hostStatus()
+	if !host.Running || host.Live.Requests != 1 {
+		t.Fatalf("after send exited 3: host %+v; want a background host holding the request", host)
+	}
+	out := e.must("respond", q, "--allow")
+	if !strings.Contains(out, "tool said") {
+		t.Fatalf("respond printed %q; want the run's reply", out)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "allowed.txt")); err != nil {
+		t.Fatalf("the allowed command did not run: %v", err)
+	}
+	if v := e.show(th); v.Runs[0].Status != "completed" || len(v.Runs[0].Attempts) != 1 {
+		t.Fatalf("run 1: %s in %d attempts; want completed in the one the send started", v.Runs[0].Status, len(v.Runs[0].Attempts))
+	}
+	if st := e.hostStatus(); st.PID != host.PID {
+		t.Fatalf("the host changed from %d to %d", host.PID, st.PID)
+	}
+}
