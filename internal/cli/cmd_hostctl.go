@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"syscall"
@@ -71,7 +72,9 @@ func (a *app) cmdHost(ctx context.Context, args []string) error {
 		pid := c.Info().PID
 		err := c.StopHost(ctx, *force)
 		c.Close()
-		if err != nil {
+		// A host that stops may close the connection before its answer
+		// is out: that is the answer.
+		if err != nil && !errors.Is(err, api.ErrHostGone) {
 			return failErr("%v", err)
 		}
 		// The host closes in order (runs are interrupted and journaled):

@@ -74,7 +74,9 @@ func TestE2ERunSummary(t *testing.T) {
 // writes the file, deny completes without it and says so.
 func TestE2ERunApprovals(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	// The default: a background host keeps the run and its request
+	// between the command that asked and the one that answers.
+	e := backgroundEnv(t, "10m")
 	e.writeWS(map[string]string{"README.md": demoReadme})
 	r := e.run("run", "read README.md and write a summary to SUMMARY.md")
 	id := requestIDRE.FindString(r.out)
