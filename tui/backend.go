@@ -39,6 +39,10 @@ type Options struct {
 	// HostLabel says where the kernel runs, e.g. "host" or
 	// "client of pid 4242"; shown in the status line.
 	HostLabel string
+	// HostLabelNow, when set, is asked for the label at each render
+	// instead (it must not block): a client's host can change, and the
+	// status line names the one it talks to now.
+	HostLabelNow func() string
 	// Host is true when quitting this TUI stops the host (and so interrupts
 	// running agents); the quit confirmation says so.
 	Host bool

@@ -91,7 +91,11 @@ func (m *Model) renderBanner(w int) string {
 // renderStatus is the bottom line: where the kernel runs, the state dir,
 // how many requests wait, then a flash message or key hints.
 func (m *Model) renderStatus(w int) string {
-	left := " " + orDefault(m.opts.HostLabel, "host")
+	label := m.opts.HostLabel
+	if m.opts.HostLabelNow != nil {
+		label = m.opts.HostLabelNow()
+	}
+	left := " " + orDefault(label, "host")
 	if n := len(m.pending); n > 0 {
 		left += " · ◆ " + itoa(n) + " waiting"
 	}

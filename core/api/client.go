@@ -28,8 +28,13 @@ const DefaultTimeout = time.Second
 type Client struct {
 	path    string
 	timeout time.Duration
-	info    HostInfo // set by Dial, read-only after
-	dialled bool     // Dial succeeded: a later failed connect means the host went away
+	dialled bool // Dial succeeded: a later failed connect means the host went away
+
+	// restart, when set, starts a new host when nothing listens on the
+	// socket any more (SetRestart); restartMu guards it and runs one at
+	// a time.
+	restart   func(context.Context) error
+	restartMu sync.Mutex
 
 	// sem admits one request at a time. Its holder owns nextID and is the
 	// only user of conn and lr.
@@ -37,6 +42,7 @@ type Client struct {
 	nextID uint64
 
 	mu     sync.Mutex // guards the fields below
+	info   HostInfo   // what the host said in hello: at Dial, again on each new connection
 	conn   net.Conn   // nil before the first request and after a failure; dialled again lazily
 	lr     *lineReader
 	closed bool
@@ -69,12 +75,27 @@ func Dial(ctx context.Context, path string, timeout time.Duration) (*Client, err
 		}
 		return nil, err
 	}
-	c.info, c.dialled = info, true
+	c.mu.Lock()
+	c.info = info
+	c.mu.Unlock()
+	c.dialled = true
 	return c, nil
 }
 
-// Info is what the host said in hello when the Client was dialled.
-func (c *Client) Info() HostInfo { return c.info }
+// Info is what the host said in hello: when the Client was dialled, and
+// again whenever it connected anew (a new host after a restart has
+// another pid).
+func (c *Client) Info() HostInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.info
+}
+
+// SetRestart makes the Client start a new host with f when the one it
+// talked to is gone and nothing listens on the socket, then connect to
+// it: a UI that outlives its background host gets the next one. Call it
+// before using the Client from several goroutines.
+func (c *Client) SetRestart(f func(context.Context) error) { c.restart = f }
 
 // Close ends the request connection and every subscription of the Client
 // (their Err becomes ErrClosed). Calls after Close return ErrClosed.
@@ -123,15 +144,31 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 		return fmt.Errorf("api: %s: %w", method, ctx.Err())
 	}
 	defer func() { <-c.sem }()
+	for attempt := 0; ; attempt++ {
+		retry, err := c.callOnce(ctx, method, params, result)
+		// A connection kept from before may lead to a host that has
+		// gone since (a background host that stopped, or was killed and
+		// restarted): try once more on a fresh one. Every request may be
+		// sent twice: submits carry their command id, which the host
+		// deduplicates.
+		if !retry || attempt > 0 {
+			return err
+		}
+	}
+}
+
+// callOnce is one try of call; retry reports that it failed on a kept
+// connection whose host went away.
+func (c *Client) callOnce(ctx context.Context, method string, params, result any) (retry bool, err error) {
 	c.nextID++
 	id := strconv.FormatUint(c.nextID, 10)
 	line, err := encodeRequest(id, method, params)
 	if err != nil {
-		return err
+		return false, err
 	}
-	nc, lr, err := c.connection(ctx)
+	nc, lr, reused, err := c.connection(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	in, poisoned, err := roundTrip(ctx, nc, lr, line, id, method)
 	if err != nil || poisoned {
@@ -144,17 +181,17 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 		closed := c.closed
 		c.mu.Unlock()
 		if closed {
-			return ErrClosed // Close cut the call short; the host is fine
+			return false, ErrClosed // Close cut the call short; the host is fine
 		}
-		return err
+		return reused && errors.Is(err, ErrHostGone) && ctx.Err() == nil, err
 	}
 	if in.Error != nil {
-		return remoteError(in.Error)
+		return false, remoteError(in.Error)
 	}
 	if err := json.Unmarshal(in.Result, result); err != nil {
-		return fmt.Errorf("api: the host sent a bad %s result: %w", method, err)
+		return false, fmt.Errorf("api: the host sent a bad %s result: %w", method, err)
 	}
-	return nil
+	return false, nil
 }
 
 func encodeRequest(id, method string, params any) ([]byte, error) {
@@ -176,31 +213,32 @@ func encodeRequest(id, method string, params any) ([]byte, error) {
 	return line, nil
 }
 
-// connection returns the shared connection, dialling it if needed.
-func (c *Client) connection(ctx context.Context) (net.Conn, *lineReader, error) {
+// connection returns the shared connection, dialling it if needed;
+// reused reports that it was kept from an earlier request.
+func (c *Client) connection(ctx context.Context) (nc net.Conn, lr *lineReader, reused bool, err error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return nil, nil, ErrClosed
+		return nil, nil, false, ErrClosed
 	}
 	if c.conn != nil {
 		nc, lr := c.conn, c.lr
 		c.mu.Unlock()
-		return nc, lr, nil
+		return nc, lr, true, nil
 	}
 	c.mu.Unlock()
-	nc, err := c.dial(ctx)
+	nc, err = c.dial(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		nc.Close()
-		return nil, nil, ErrClosed
+		return nil, nil, false, ErrClosed
 	}
 	c.conn, c.lr = nc, newLineReader(nc, MaxResponseBytes)
-	return c.conn, c.lr, nil
+	return c.conn, c.lr, false, nil
 }
 
 func (c *Client) drop(nc net.Conn) {
@@ -218,8 +256,28 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	defer cancel()
 	var d net.Dialer
 	nc, err := d.DialContext(dctx, "unix", c.path)
+	if err != nil && c.dialled && ctx.Err() == nil &&
+		(errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist)) {
+		// The host is gone: start the next one and dial it. Several
+		// callers may get here at once; the host start itself settles
+		// who hosts.
+		c.restartMu.Lock()
+		restart := c.restart
+		if restart != nil {
+			_ = restart(ctx)
+		}
+		c.restartMu.Unlock()
+		if restart != nil {
+			rctx, cancel := context.WithTimeout(ctx, c.timeout)
+			nc, err = d.DialContext(rctx, "unix", c.path)
+			cancel()
+		}
+	}
 	switch {
 	case err == nil:
+		if c.dialled {
+			c.refreshInfo(ctx, nc)
+		}
 		return nc, nil
 	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist):
 		err = fmt.Errorf("%w at %s: %v", ErrNoHost, c.path, err)
@@ -232,6 +290,28 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 		return nil, fmt.Errorf("%w: %w", ErrHostGone, err)
 	}
 	return nil, err
+}
+
+// refreshInfo asks a new connection's host who it is, before the
+// connection is used for anything else, and keeps the answer.
+func (c *Client) refreshInfo(ctx context.Context, nc net.Conn) {
+	hctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	line, err := encodeRequest("0", MethodHello, nil)
+	if err != nil {
+		return
+	}
+	in, _, err := roundTrip(hctx, nc, newLineReader(nc, MaxResponseBytes), line, "0", MethodHello)
+	_ = nc.SetDeadline(time.Time{})
+	if err != nil || in.Error != nil {
+		return
+	}
+	var info HostInfo
+	if json.Unmarshal(in.Result, &info) == nil && info.PID > 0 {
+		c.mu.Lock()
+		c.info = info
+		c.mu.Unlock()
+	}
 }
 
 // roundTrip writes one request line and reads lines until its response.

@@ -50,19 +50,28 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 		defer s.stop()
 	}
 	label := "host"
+	var labelNow func() string
 	var stopHost func(context.Context) error
 	client, _ := s.Backend.(*api.Client)
 	if s.host == nil {
 		label = "client"
 		if client != nil {
-			label = fmt.Sprintf("client of pid %d", client.Info().PID)
-			stopHost = func(ctx context.Context) error { return client.StopHost(ctx, true) }
+			labelNow = func() string { return fmt.Sprintf("client of pid %d", client.Info().PID) }
+			stopHost = func(ctx context.Context) error {
+				client.SetRestart(nil) // the UI is quitting: no next host
+				return client.StopHost(ctx, true)
+			}
+			if mode, _ := a.hostMode(); mode == "background" {
+				// A UI that outlives its host (killed, or stopped from
+				// another terminal) starts the next one and goes on.
+				client.SetRestart(func(ctx context.Context) error { return a.startBackground(ctx, s.dir) })
+			}
 		}
 	}
 	ws, _ := os.Getwd()
 	// s.Backend, not s: it is what implements core.Terminals too (the
 	// host's hostBackend or an api.Client), which the UI type-asserts.
-	err = tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label,
+	err = tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label, HostLabelNow: labelNow,
 		Host: s.host != nil, StopHost: stopHost, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
 		Diff: tuiDiff(s.Backend, s.dir), IO: tui.IO{Input: in, Output: out}})
 	if client != nil && err == nil {

@@ -237,3 +237,32 @@ func TestBackgroundHostKeepsAnAgentsApproval(t *testing.T) {
 		t.Fatalf("the host changed from %d to %d", host.PID, st.PID)
 	}
 }
+
+// A UI whose background host dies (kill -9) says so, starts the next
+// host, names its pid in the status line, and goes on working.
+func TestUIReconnectsToTheNextHost(t *testing.T) {
+	t.Parallel()
+	e := backgroundEnv(t, "10m")
+	e.must("thread", "new", "--title", "demo", "--yes")
+	first := e.servingPID()
+	tt := e.startTUIEnv(t, e.extra...)
+	tt.waitFor(fmt.Sprintf("client of pid %d", first))
+	syscall.Kill(first, syscall.SIGKILL)
+	var second int
+	eventually(t, "a new host after the first was killed", func() bool {
+		second = e.servingPID()
+		return second > 0 && second != first
+	})
+	tt.waitFor(fmt.Sprintf("client of pid %d", second))
+	tt.text("write again to b.txt")
+	tt.keys("Enter")
+	for deadline := time.Now().Add(45 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if b, err := os.ReadFile(filepath.Join(e.ws, "b.txt")); err == nil && strings.TrimSpace(string(b)) == "again" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run on the new host did not write b.txt; the screen is:\n%s", tt.screen())
+		}
+	}
+	tt.quitIdle()
+}
