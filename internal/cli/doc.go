@@ -1,0 +1,33 @@
+// Package cli is nexus's command line: it parses the arguments of one
+// invocation, reaches the kernel (session.go) and runs the command. Run
+// is the whole program; package main only wires signals to it.
+//
+// # Reaching the kernel
+//
+// connect dials the host of the state dir. With none answering it starts
+// a background host (background.go: `nexus serve --background`, detached,
+// its log in host.log) and dials it, or in inline mode becomes the host
+// in process (internal/host). A command that only reads (thread show,
+// requests, diff) and finds no host hosts only itself, serving nobody.
+// verify and export go through a running host; verify --repair and
+// import open the journal exclusively.
+//
+// # Waiting
+//
+// send, respond, run and resume wait until the runs they started or let
+// go on are terminal (exit 0, or 1 when one failed) or wait on a request
+// (exit 3, each request id printed on stdout), so scripts can chain
+// `nexus send` and `nexus respond`. --no-wait returns once the command is
+// journaled.
+//
+// # Output
+//
+// --json prints the views of view.go: a contract (README.md "JSON
+// output"); testdata/json pins their field names (TestJSONShapes).
+// Errors are one line on stderr starting "nexus: "; the exit codes are
+//
+// # Decisions
+//
+// Where this package chose for the user, the choice and its reason are
+// in docs/decisions/ (cli-*.md).
+package cli
