@@ -5,41 +5,15 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/nexus-tui/nexus/internal/textsafe"
 )
 
-// sanitize makes text from agents, tools and people safe to draw: escape
-// sequences are removed (an agent must not be able to move the cursor or
-// retitle the terminal), tabs become spaces, and other control characters
-// are dropped. Newlines stay.
-func sanitize(s string) string {
-	if s == "" {
-		return s
-	}
-	s = ansi.Strip(s)
-	clean := true
-	for _, r := range s {
-		if (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteString("    ")
-		case r == '\n':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// sanitize makes text from agents, tools and people safe to draw
+// (internal/textsafe): escape sequences are removed (an agent must not be
+// able to move the cursor or retitle the terminal), tabs become spaces,
+// other control characters are dropped, and bidirectional controls are
+// shown. Newlines stay.
+func sanitize(s string) string { return textsafe.Clean(s) }
 
 // oneLine sanitizes s and folds it onto one line.
 func oneLine(s string) string {

@@ -9,9 +9,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/internal/config"
 	"github.com/nexus-tui/nexus/internal/host"
+	"github.com/nexus-tui/nexus/internal/textsafe"
 )
 
 // Exit codes of every command (the contract scripts rely on).
@@ -42,8 +44,12 @@ func failErr(format string, args ...any) error {
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	stateDir       string
-	theme          string
+	// rawStdout is stdout as given: --json output and the UI use it.
+	// stdout and stderr clean agent text (textsafe) when they are a
+	// terminal.
+	rawStdout io.Writer
+	stateDir  string
+	theme     string
 	// cfg is the config file, read on first need (app.config).
 	cfg *config.Config
 	// atExit runs when the command has returned (its output written), in
@@ -230,6 +236,18 @@ func (a *app) resolveStateDir() (string, error) {
 // Run executes one nexus invocation with its arguments (without the
 // program name) and returns its exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, rawStdout: stdout}
+	if isTerminal(stdout) {
+		a.stdout = textsafe.Writer{W: stdout}
+	}
+	if isTerminal(stderr) {
+		a.stderr = textsafe.Writer{W: stderr}
+	}
 	return a.main(ctx, args)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }

@@ -46,7 +46,7 @@ func (a *app) cmdHost(ctx context.Context, args []string) error {
 			return err
 		}
 		if *asJSON {
-			return json.NewEncoder(a.stdout).Encode(struct {
+			return json.NewEncoder(a.rawStdout).Encode(struct {
 				Running bool `json:"running"`
 				api.HostStatus
 			}{true, st})

@@ -91,7 +91,7 @@ func (a *app) cmdRequests(ctx context.Context, args []string) error {
 		}
 	}
 	if *asJSON {
-		return json.NewEncoder(a.stdout).Encode(out)
+		return json.NewEncoder(a.rawStdout).Encode(out)
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTHREAD\tRUN\tKIND\tPROMPT")
@@ -190,7 +190,7 @@ func (a *app) cmdLog(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(a.stdout)
+	enc := json.NewEncoder(a.rawStdout)
 	for ev := range sub.Events {
 		if ev.Seq == 0 {
 			continue

@@ -201,7 +201,7 @@ func (a *app) waitRuns(ctx context.Context, s *session, runs []string, asJSON bo
 		}
 	}
 	check()
-	enc := json.NewEncoder(a.stdout)
+	enc := json.NewEncoder(a.rawStdout)
 	for len(pending) > 0 {
 		ev, ok := <-sub.Events
 		if !ok {

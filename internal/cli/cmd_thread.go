@@ -165,7 +165,7 @@ func (a *app) threadList(ctx context.Context, args []string) error {
 		rows = append(rows, row{th.ID, th.Title, th.Provider, th.Status, th.Runs, pending})
 	}
 	if *asJSON {
-		return json.NewEncoder(a.stdout).Encode(rows)
+		return json.NewEncoder(a.rawStdout).Encode(rows)
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTITLE\tPROVIDER\tSTATUS\tRUNS\tPENDING")
@@ -192,7 +192,7 @@ func (a *app) threadShow(ctx context.Context, args []string) error {
 	}
 	v := viewThread(st, th)
 	if *asJSON {
-		enc := json.NewEncoder(a.stdout)
+		enc := json.NewEncoder(a.rawStdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	}

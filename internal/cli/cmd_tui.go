@@ -34,7 +34,7 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 		return usageErr("%v", err)
 	}
 	in, inOK := a.stdin.(*os.File)
-	out, outOK := a.stdout.(*os.File)
+	out, outOK := a.rawStdout.(*os.File)
 	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
 		return usageErr("the full-screen UI needs a terminal; from scripts use the subcommands (nexus --help)")
 	}

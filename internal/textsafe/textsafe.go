@@ -1,0 +1,74 @@
+// Package textsafe makes text from agents, tools and files safe to show
+// on a terminal. Agent text is untrusted: an escape sequence in a reply
+// or an approval prompt could move the cursor, rewrite what is on screen
+// (an approval that reads "ls" while the command is "curl ... | sh"),
+// retitle the terminal, write the clipboard (OSC 52) or query it. Clean
+// removes every escape sequence and control character but newline, turns
+// tabs into spaces, and shows the bidirectional controls that reorder
+// text (U+202A-U+202E, U+2066-U+2069) as visible marks, so text reads in
+// the order it is stored. Writer applies Clean to everything written
+// through it: the command line wraps its terminal output in one, and its
+// --json output never (JSON escapes control characters itself).
+package textsafe
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Clean returns s safe to print on a terminal; newlines stay.
+func Clean(s string) string {
+	if s == "" {
+		return s
+	}
+	s = ansi.Strip(s)
+	clean := true
+	for _, r := range s {
+		if unsafe(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString("    ")
+		case bidi(r):
+			fmt.Fprintf(&b, "<U+%04X>", r)
+		case unsafe(r):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// unsafe reports a rune Clean does not print as is.
+func unsafe(r rune) bool {
+	return (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) || bidi(r)
+}
+
+// bidi reports the embedding, override and isolate controls.
+func bidi(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// Writer cleans everything written through it. Each Write is cleaned on
+// its own: write whole lines or messages, as fmt.Fprintf does.
+type Writer struct{ W io.Writer }
+
+// Write implements io.Writer; it reports len(p) when the cleaned text
+// was written.
+func (w Writer) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(w.W, Clean(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
