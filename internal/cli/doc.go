@@ -25,6 +25,9 @@
 // --json prints the views of view.go: a contract (README.md "JSON
 // output"); testdata/json pins their field names (TestJSONShapes).
 // Errors are one line on stderr starting "nexus: "; the exit codes are
+// ExitOK, ExitFailed, ExitUsage, ExitWaiting and ExitLocked. On a
+// terminal, stdout and stderr clean agent text (internal/textsafe: no
+// escape sequences, bidi overrides shown); --json output is exact.
 //
 // # Decisions
 //
