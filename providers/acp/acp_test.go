@@ -41,6 +41,16 @@ func TestPromptPermissionFilesTerminalPlanUsageCancel(t *testing.T) {
 	}
 	p.Handle(core.Effect{Key: "R1:answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
 		Request: &core.Request{Key: req.Key, Response: core.RespAllow}})
+	// fs/write_text_file is a write like any other: the command allowed
+	// above does not cover it, so nexus asks.
+	wr := sink.Wait(t, wait, "the write's approval", func(o core.Observation) bool {
+		return o.Kind == core.ObsRequest && o.Action == "write"
+	})
+	if wr.Prompt != "Allow writing out.txt? (20 bytes)" {
+		t.Fatalf("write approval = %+v", wr)
+	}
+	p.Handle(core.Effect{Key: "R2:answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
+		Request: &core.Request{Key: wr.Key, Response: core.RespAllow}})
 	end := sink.Wait(t, wait, "the end of turn 1", agenttest.Kind(core.ObsTurnEnded))
 	if end.TurnStatus != core.AttemptCompleted {
 		t.Fatalf("turn 1 ended %+v", end)
@@ -142,4 +152,60 @@ func TestMetaUsage(t *testing.T) {
 
 func TestLifecycleFailures(t *testing.T) {
 	agenttest.FailClearly(t, "gemini", fake, "not ACP JSON-RPC before the handshake", "Loaded cached credentials")
+}
+
+// fs/write_text_file is a write like any other: never into a .git
+// directory (any spelling), never through a symlink that leads out (a
+// dangling one included), asked of the person unless an edit permission
+// allowed this turn covers the path or the turn's policy allows writes,
+// and refused when denied. The agent sees each refusal as an error.
+func TestWritesFollowTheApprovalPolicy(t *testing.T) {
+	p, sink, log := fake(t, "write.txt", agentproc.Settings{})
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n"), 0o644)
+	outside := t.TempDir()
+	os.Symlink(filepath.Join(outside, "planted"), filepath.Join(ws, "dangling"))
+	p.Handle(turnIn(ws, "1", "write"))
+	req := sink.Wait(t, wait, "the write approval", func(o core.Observation) bool {
+		return o.Kind == core.ObsRequest && o.Action == "write"
+	})
+	if req.Prompt != "Allow writing denied.txt? (2 bytes)" {
+		t.Fatalf("the first question is %q; the .git and symlink writes must be refused without one", req.Prompt)
+	}
+	p.Handle(core.Effect{Key: "R1:answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
+		Request: &core.Request{Key: req.Key, Response: core.RespDeny}})
+	edit := sink.Wait(t, wait, "the edit permission", func(o core.Observation) bool {
+		return o.Kind == core.ObsRequest && o.Parent == "tc1"
+	})
+	p.Handle(core.Effect{Key: "R2:answer", Kind: core.EffAnswer, Thread: "t1", Run: "t1/1", Attempt: "t1/1/a1",
+		Request: &core.Request{Key: edit.Key, Response: core.RespAllow}})
+	sink.Wait(t, wait, "the end of turn 1", agenttest.Kind(core.ObsTurnEnded))
+	turn2 := turnIn(ws, "2", "again")
+	turn2.Turn.Policy.Allow = []string{"write"}
+	p.Handle(turn2)
+	sink.Wait(t, wait, "the end of turn 2", func(o core.Observation) bool { return o.Kind == core.ObsTurnEnded && o.Run == "t1/2" })
+	var asked int
+	for _, o := range sink.All() {
+		if o.Kind == core.ObsRequest {
+			asked++
+		}
+	}
+	if asked != 2 {
+		t.Errorf("%d questions; want 2 (the denied write, the edit permission): the allowed edit's write and the policy's must not ask", asked)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); string(b) != "[core]\n" {
+		t.Errorf(".git/config changed: %q", b)
+	}
+	for _, f := range []string{filepath.Join(outside, "planted"), filepath.Join(ws, "denied.txt"), filepath.Join(ws, ".GIT")} {
+		if _, err := os.Lstat(f); err == nil {
+			t.Errorf("a refused write created %s", f)
+		}
+	}
+	for f, want := range map[string]string{"a.txt": "allowed", "b.txt": "policy"} {
+		if b, err := os.ReadFile(filepath.Join(ws, f)); err != nil || string(b) != want {
+			t.Errorf("%s = %q %v, want %q", f, b, err, want)
+		}
+	}
+	agenttest.Stop(t, p, sink, log)
 }

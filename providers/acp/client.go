@@ -99,16 +99,149 @@ func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk
 	return sdk.ReadTextFileResponse{Content: content}, nil
 }
 
-// WriteTextFile writes inside the workspace.
-func (c *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+// WriteTextFile writes inside the workspace, under the same approval
+// policy as every other write: the turn's policy allows writes, or the
+// person allowed this write (an edit permission the agent asked for this
+// turn, naming the path or naming none), or nexus asks now. A path with a
+// .git component is refused (git runs what a repository's config names,
+// and nexus runs git on the workspace), and the file is written through
+// an os.Root on the workspace, which refuses any symlink that leads out,
+// a dangling one included.
+func (c *client) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
 	path, err := c.confine(p.Path)
 	if err != nil {
 		return sdk.WriteTextFileResponse{}, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	c.s.mu.Lock()
+	ws := c.s.workspace
+	c.s.mu.Unlock()
+	root, rel, err := openRoot(ws, path)
+	if err != nil {
 		return sdk.WriteTextFileResponse{}, err
 	}
-	return sdk.WriteTextFileResponse{}, os.WriteFile(path, []byte(p.Content), 0o644)
+	defer root.Close()
+	if gitPath(rel) {
+		return sdk.WriteTextFileResponse{}, fmt.Errorf("nexus: refused %s: it is inside a .git directory; an agent may not write a repository's own files", p.Path)
+	}
+	if fi, err := root.Lstat(rel); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if _, err := root.Stat(rel); err != nil {
+			return sdk.WriteTextFileResponse{}, fmt.Errorf("nexus: refused %s: it is a symlink that leads outside the workspace or nowhere", p.Path)
+		}
+	}
+	if err := c.approveWrite(ctx, path, rel, len(p.Content)); err != nil {
+		return sdk.WriteTextFileResponse{}, err
+	}
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return sdk.WriteTextFileResponse{}, fmt.Errorf("nexus: %s: %w", p.Path, err)
+		}
+	}
+	f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return sdk.WriteTextFileResponse{}, fmt.Errorf("nexus: %s: %w", p.Path, err)
+	}
+	if _, err := f.WriteString(p.Content); err != nil {
+		f.Close()
+		return sdk.WriteTextFileResponse{}, err
+	}
+	return sdk.WriteTextFileResponse{}, f.Close()
+}
+
+// openRoot opens the workspace as an os.Root and names path relative to
+// it; with no workspace, the root is the file's directory.
+func openRoot(ws, path string) (*os.Root, string, error) {
+	dir := ws
+	if dir == "" {
+		dir = filepath.Dir(path)
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, "", fmt.Errorf("nexus: %s is outside the workspace %s", path, ws)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("nexus: open the workspace %s: %w", dir, err)
+	}
+	return root, rel, nil
+}
+
+// gitPath reports a .git component in a workspace-relative path, in any
+// case (a case-insensitive file system treats .GIT as .git).
+func gitPath(rel string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		if strings.EqualFold(part, ".git") {
+			return true
+		}
+	}
+	return false
+}
+
+// approveWrite lets a write of size bytes to path (rel to the workspace)
+// go ahead, or returns why not.
+func (c *client) approveWrite(ctx context.Context, path, rel string, size int) error {
+	s := c.s
+	t := s.Turn()
+	if t == nil || t.Ended() {
+		return fmt.Errorf("nexus: refused writing %s: no turn is running", rel)
+	}
+	if t.E.Turn != nil && t.E.Turn.Policy.Allows("write") {
+		return nil
+	}
+	s.mu.Lock()
+	switch {
+	case s.granted[path]:
+		delete(s.granted, path)
+		s.mu.Unlock()
+		return nil
+	case s.grantedAny > 0:
+		s.grantedAny--
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	resp, ok := c.ask(ctx, t, "write:"+rel, "", "write", fmt.Sprintf("Allow writing %s? (%d bytes)", rel, size))
+	if !ok {
+		return fmt.Errorf("nexus: writing %s was cancelled", rel)
+	}
+	if resp != core.RespAllow && resp != core.RespAllowAlways {
+		s.mu.Lock()
+		s.denied = true
+		s.mu.Unlock()
+		return fmt.Errorf("nexus: the person denied writing %s", rel)
+	}
+	return nil
+}
+
+// ask raises an approval for the turn and waits for its answer; ok is
+// false when the wait ended without one (cancelled, the turn or the
+// process ended).
+func (c *client) ask(ctx context.Context, t *agentproc.Turn, id, parent, action, prompt string) (core.Response, bool) {
+	s := c.s
+	w := &perm{answer: make(chan core.Request, 1), cancel: make(chan struct{})}
+	s.mu.Lock()
+	s.permN++
+	key := fmt.Sprintf("%s#%d", id, s.permN)
+	s.perms[key] = w
+	s.mu.Unlock()
+	// However the wait ends, the agent no longer waits: an answer that
+	// comes later is reported as missed, not delivered to nobody.
+	defer func() {
+		s.mu.Lock()
+		delete(s.perms, key)
+		s.mu.Unlock()
+	}()
+	t.Obs(core.Observation{Kind: core.ObsRequest, Key: key, Parent: parent,
+		RequestKind: core.RequestApproval, Action: action, Prompt: prompt})
+	select {
+	case q := <-w.answer:
+		return q.Response, true
+	case <-w.cancel:
+	case <-ctx.Done():
+	}
+	return "", false
 }
 
 // actionOf is the nexus action kind of a tool kind, for "allow always".
@@ -145,45 +278,48 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 	if p.ToolCall.Title != nil {
 		title = *p.ToolCall.Title
 	}
-	w := &perm{options: p.Options, answer: make(chan core.Request, 1), cancel: make(chan struct{})}
-	s.mu.Lock()
-	s.permN++
-	key := fmt.Sprintf("%s#%d", p.ToolCall.ToolCallId, s.permN)
-	s.perms[key] = w
-	s.mu.Unlock()
-	// However the wait ends, the agent no longer waits: an answer that
-	// comes later is reported as missed, not delivered to nobody.
-	defer func() {
-		s.mu.Lock()
-		delete(s.perms, key)
-		s.mu.Unlock()
-	}()
-	t.Obs(core.Observation{Kind: core.ObsRequest, Key: key, Parent: string(p.ToolCall.ToolCallId),
-		RequestKind: core.RequestApproval, Action: action, Prompt: "Allow " + title + "?"})
-	select {
-	case q := <-w.answer:
-		var id sdk.PermissionOptionId
-		var ok bool
-		switch q.Response {
-		case core.RespAllow:
-			id, ok = pick(p.Options, sdk.PermissionOptionKindAllowOnce, sdk.PermissionOptionKindAllowAlways)
-		case core.RespAllowAlways:
-			id, ok = pick(p.Options, sdk.PermissionOptionKindAllowAlways, sdk.PermissionOptionKindAllowOnce)
-		default:
-			id, ok = pick(p.Options, sdk.PermissionOptionKindRejectOnce, sdk.PermissionOptionKindRejectAlways)
-			s.mu.Lock()
-			s.denied = true
-			s.mu.Unlock()
-		}
-		if !ok {
-			return cancelled, nil
-		}
-		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(id)}, nil
-	case <-w.cancel:
-		return cancelled, nil
-	case <-ctx.Done():
+	resp, answered := c.ask(ctx, t, string(p.ToolCall.ToolCallId), string(p.ToolCall.ToolCallId), action, "Allow "+title+"?")
+	if !answered {
 		return cancelled, nil
 	}
+	var id sdk.PermissionOptionId
+	var ok bool
+	switch resp {
+	case core.RespAllow:
+		id, ok = pick(p.Options, sdk.PermissionOptionKindAllowOnce, sdk.PermissionOptionKindAllowAlways)
+	case core.RespAllowAlways:
+		id, ok = pick(p.Options, sdk.PermissionOptionKindAllowAlways, sdk.PermissionOptionKindAllowOnce)
+	default:
+		id, ok = pick(p.Options, sdk.PermissionOptionKindRejectOnce, sdk.PermissionOptionKindRejectAlways)
+		s.mu.Lock()
+		s.denied = true
+		s.mu.Unlock()
+	}
+	if !ok {
+		return cancelled, nil
+	}
+	if action == "write" && (resp == core.RespAllow || resp == core.RespAllowAlways) {
+		// The person allowed this edit: the agent's fs/write_text_file
+		// for it does not ask again.
+		var paths []string
+		for _, l := range p.ToolCall.Locations {
+			if cp, err := c.confine(l.Path); err == nil {
+				paths = append(paths, cp)
+			}
+		}
+		s.mu.Lock()
+		if s.granted == nil {
+			s.granted = map[string]bool{}
+		}
+		if len(p.ToolCall.Locations) == 0 {
+			s.grantedAny++
+		}
+		for _, cp := range paths {
+			s.granted[cp] = true
+		}
+		s.mu.Unlock()
+	}
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(id)}, nil
 }
 
 // pick is the first option of the first kind that has one; ok is false

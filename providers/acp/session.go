@@ -52,6 +52,12 @@ type session struct {
 	// session/cancel; a permission was answered with a reject option.
 	// They say why a turn the agent ended as cancelled ended.
 	cancelSent, denied bool
+	// granted are the paths the person allowed this turn to write
+	// (from an allowed permission's tool locations); grantedAny counts
+	// allowed write permissions that named no location, each good for
+	// one fs/write_text_file.
+	granted    map[string]bool
+	grantedAny int
 }
 
 // perm is a permission request waiting for the person.
@@ -113,6 +119,7 @@ func (s *session) Start(turn *agentproc.Turn, history bool) {
 	e := turn.E
 	s.mu.Lock()
 	s.textKey, s.cancelSent, s.denied = "", false, false
+	s.granted, s.grantedAny = map[string]bool{}, 0
 	s.mu.Unlock()
 	if !s.Begin(turn) {
 		return
