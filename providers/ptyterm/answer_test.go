@@ -57,3 +57,26 @@ func TestHostAnswersQueriesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestHasQuery(t *testing.T) {
+	for in, want := range map[string]bool{
+		"plain output\r\n":              false,
+		"\x1b[31mred\x1b[0m\x1b[2J":     false,
+		"\x1b[6n":                       true,
+		"\x1b[?6n":                      true,
+		"\x1b[c":                        true,
+		"\x1b[>0c":                      true,
+		"\x1b[?2004$p":                  true,
+		"\x1b[>q":                       true,
+		"\x1b]11;?\x07":                 true,
+		"\x1b]0;title\x07":              false,
+		"\x1bP$qm\x1b\\":                true,
+		"text then \x1b":                true, // cut: the next read decides
+		"text then \x1b[12;":            true,
+		"\x1b[1;1H\x1b[K\x1b[?25h done": false,
+	} {
+		if got := hasQuery([]byte(in)); got != want {
+			t.Errorf("hasQuery(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
