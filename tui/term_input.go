@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"sync"
+	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/nexus-tui/nexus/core"
@@ -96,6 +97,7 @@ func (p *termPane) sortOut(pending []byte, inKey bool) ([]byte, bool) {
 		}
 		if inKey {
 			p.forward(pending[:i])
+			p.ended.Add(1)
 		}
 		pending = pending[i+len(marker):]
 		inKey = !inKey
@@ -122,6 +124,10 @@ func (p *termPane) write(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-p.stopping:
+			p.flushOut(ctx)
+			p.cancel()
+			return
 		case in := <-p.in:
 			p.encode(in)
 		case <-p.resized:
@@ -142,9 +148,36 @@ func (p *termPane) write(ctx context.Context) {
 	}
 }
 
+// flushOut sends what was typed into a pane that stops: the keys still
+// queued, encoded, and the outbox, once the drain has moved every encoded
+// key into it.
+func (p *termPane) flushOut(ctx context.Context) {
+	for queued := true; queued; {
+		select {
+		case in := <-p.in:
+			p.encode(in)
+		default:
+			queued = false
+		}
+	}
+	for i := 0; p.ended.Load() < p.encoded.Load() && i < 1000 && ctx.Err() == nil; i++ {
+		time.Sleep(time.Millisecond)
+	}
+	data := p.out.take()
+	for len(data) > 0 && ctx.Err() == nil {
+		n := min(len(data), core.MaxTermInput)
+		if err := p.term.TerminalInput(ctx, p.thread, data[:n]); err != nil {
+			p.dropped.Add(int64(len(data)))
+			return
+		}
+		data = data[n:]
+	}
+}
+
 // encode has the emulator encode a key or paste into its pipe, between
 // the markers the drain forwards.
 func (p *termPane) encode(in termInput) {
+	p.encoded.Add(1)
 	p.keyMu.Lock()
 	defer p.keyMu.Unlock()
 	p.emu.SendText(keyStart)

@@ -46,6 +46,13 @@ type termPane struct {
 	// keyMu makes the reader's writes and the sender's encodings take
 	// turns on the emulator (term_input.go, keyStart).
 	keyMu sync.Mutex
+	// encoded counts the keys and pastes the sender encoded, ended the
+	// ones the drain has moved to the outbox: equal, nothing typed is
+	// still in the emulator's pipe.
+	encoded, ended atomic.Int64
+	// stopping is closed by stop: the sender flushes and ends the pane.
+	stopping chan struct{}
+	stopOnce sync.Once
 	// resized wakes the sender when size changed; it holds one token.
 	resized chan struct{}
 	out     outbox
@@ -132,7 +139,7 @@ func startTermPane(ctx context.Context, wg *sync.WaitGroup, term core.Terminals,
 	ctx, cancel := context.WithCancel(ctx)
 	p := &termPane{thread: thread, id: id, term: term, cancel: cancel, send: send,
 		emu: vt.NewSafeEmulator(max(1, cols), max(1, rows)), in: make(chan termInput, termInQueue),
-		resized: make(chan struct{}, 1)}
+		resized: make(chan struct{}, 1), stopping: make(chan struct{})}
 	p.out.sig = make(chan struct{}, 1)
 	// Nothing scrolls back in a pane; the emulator's default keeps 10,000
 	// lines per terminal.
@@ -152,8 +159,20 @@ func startTermPane(ctx context.Context, wg *sync.WaitGroup, term core.Terminals,
 	return p
 }
 
-// stop detaches the pane; its goroutines end on their own.
-func (p *termPane) stop() { p.cancel() }
+// stop detaches the pane; its goroutines end on their own. What was
+// typed into it still goes out first: the sender encodes the keys left in
+// its queue and sends them (flushOut), then ends the pane. A terminal
+// that takes nothing cannot hold the pane past stopGrace.
+func (p *termPane) stop() {
+	p.stopOnce.Do(func() {
+		close(p.stopping)
+		time.AfterFunc(stopGrace, p.cancel)
+	})
+}
+
+// stopGrace bounds how long a stopped pane may take to send what was
+// typed into it.
+const stopGrace = 3 * time.Second
 
 // setSize records the size the pane is drawn at (0 x 0: follow the PTY)
 // and wakes the sender when it changed. It never blocks.
