@@ -93,6 +93,11 @@ func (a *app) main(ctx context.Context, args []string) int {
 	if errors.Is(err, context.Canceled) {
 		return ExitOK
 	}
+	var h *helpText
+	if errors.As(err, &h) {
+		fmt.Fprint(a.stdout, h.text)
+		return ExitOK
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
@@ -120,11 +125,16 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	global.StringVar(&a.theme, "theme", "", "colour theme")
 	help := global.Bool("help", false, "help")
 	global.BoolVar(help, "h", false, "help")
+	version := global.Bool("version", false, "print the version")
 	if err := global.Parse(args); err != nil {
 		return usageErr("%v; run nexus --help", err)
 	}
 	if *help {
 		fmt.Fprintln(a.stdout, usageText)
+		return nil
+	}
+	if *version {
+		fmt.Fprintf(a.stdout, "nexus %s\n", host.Version)
 		return nil
 	}
 	args = global.Args()
@@ -185,11 +195,23 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 
 // parseArgs parses flags that may come before, between or after the
 // positional arguments, and checks the positional count.
+// helpText is a command's --help: its usage and flags, printed on stdout
+// with exit 0.
+type helpText struct{ text string }
+
+func (h *helpText) Error() string { return h.text }
+
 func parseArgs(fs *flag.FlagSet, args []string, minPos, maxPos int, usage string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			var b strings.Builder
+			fmt.Fprintf(&b, "usage: %s\n", usage)
+			fs.SetOutput(&b)
+			fs.PrintDefaults()
+			return nil, &helpText{text: b.String()}
+		} else if err != nil {
 			return nil, usageErr("%v; usage: %s", err, usage)
 		}
 		rest := fs.Args()
