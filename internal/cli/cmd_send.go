@@ -255,5 +255,14 @@ func (a *app) readStdin() (string, error) {
 	if err != nil {
 		return "", failErr("reading the message from stdin: %v", err)
 	}
+	if len(b) > core.MaxTextBytes {
+		// Say how big the message really is, as the UI's composer does.
+		rest, err := io.Copy(io.Discard, a.stdin)
+		if err != nil {
+			return "", failErr("reading the message from stdin: %v", err)
+		}
+		return "", usageErr("the message on stdin is %d bytes, over the limit of %d bytes; send a shorter one, or put it in a file in the workspace and ask the agent to read it",
+			int64(len(b))+rest, core.MaxTextBytes)
+	}
 	return string(b), nil
 }

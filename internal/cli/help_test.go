@@ -32,3 +32,14 @@ func TestHelpAndVersion(t *testing.T) {
 		}
 	}
 }
+
+// send - with a message over the limit says its real size, before any
+// host is involved.
+func TestSendStdinTooLongSaysItsSize(t *testing.T) {
+	var out, errOut bytes.Buffer
+	msg := strings.Repeat("a", 380000)
+	code := Run(context.Background(), []string{"--state-dir", t.TempDir(), "send", "t1", "-"}, strings.NewReader(msg), &out, &errOut)
+	if code != ExitUsage || !strings.Contains(errOut.String(), "380000 bytes, over the limit of 262144") {
+		t.Fatalf("exit %d, stderr %q; want exit 2 naming 380000 bytes", code, errOut.String())
+	}
+}
