@@ -206,7 +206,7 @@ func TestE2EBadInput(t *testing.T) {
 			t.Errorf("%s: stderr %q, want one line with %q", name, r.err, c.want)
 		}
 	}
-	if r := e.runStdin(huge, "send", th, "-"); r.code != 1 || !strings.Contains(r.err, "over the limit") {
+	if r := e.runStdin(huge, "send", th, "-"); r.code != 2 || !strings.Contains(r.err, fmt.Sprintf("is %d bytes, over the limit", len(huge))) {
 		t.Errorf("oversized message: exit %d stderr %q", r.code, r.err)
 	}
 	// A malformed request on the socket, sent to a live host.
