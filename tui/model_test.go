@@ -438,3 +438,31 @@ func TestMouseClickSelectsThreadAndFocusesPanes(t *testing.T) {
 		t.Errorf("click on the composer: focus %d, want the composer", hs.m.focus)
 	}
 }
+
+// The todos pane never passes one run's list off as another's: a new run
+// without a list shows none (not the previous run's), and a step in
+// progress when its run was interrupted shows as stopped, not going on.
+func TestTodosBelongToTheirRun(t *testing.T) {
+	plan := func(j *journal, run *core.Run, items ...core.PlanItem) {
+		j.add(core.Event{Type: core.EvPlanUpdated, Thread: run.Thread, Run: run.ID, Payload: core.Payload{Plan: &core.Plan{
+			ID: core.PlanID(run.ID), Run: run.ID, Kind: "todo_list", Items: items}}})
+	}
+	j := newJournal(t)
+	j.thread("t1", "work", core.ThreadRunning, 2, sec)
+	r1 := j.run("t1", 1, core.RunCompleted, "first", 2*sec, 3*sec)
+	plan(j, r1, core.PlanItem{Text: "old step", Status: "completed"})
+	j.run("t1", 2, core.RunRunning, "second", 4*sec, 0)
+	hs := newHarness(t, j.st, 120, 40)
+	if scr := hs.screen(); strings.Contains(scr, "old step") || !strings.Contains(scr, "no todo list") {
+		t.Fatalf("a new run without a list shows the old run's:\n%s", scr)
+	}
+
+	j2 := newJournal(t)
+	j2.thread("t1", "work", core.ThreadIdle, 1, sec)
+	r := j2.run("t1", 1, core.RunInterrupted, "stopped", 2*sec, 3*sec)
+	plan(j2, r, core.PlanItem{Text: "first step", Status: "completed"}, core.PlanItem{Text: "second step", Status: "in_progress"})
+	scr := newHarness(t, j2.st, 120, 40).screen()
+	if strings.Contains(scr, "▸ second step") || !strings.Contains(scr, "– second step") {
+		t.Fatalf("an interrupted run's step in progress still shows as going on:\n%s", scr)
+	}
+}

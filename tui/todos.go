@@ -31,9 +31,9 @@ func (m *Model) todoPlan() (*core.Run, *core.Plan) {
 		return p
 	}
 	if r := m.state.ActiveRun(th.ID); r != nil {
-		if p := shown(r); p != nil {
-			return r, p
-		}
+		// A new run has its own list, or none yet: never the previous
+		// run's, which would read as this one's progress.
+		return r, shown(r)
 	}
 	runs := m.state.RunsOf(th.ID)
 	for i := len(runs) - 1; i >= 0; i-- {
@@ -65,6 +65,9 @@ func (m *Model) renderTodos(r rect) []string {
 	if p == nil {
 		return m.box("Todos", "", false, r.w, r.h, []string{m.st.Muted.Render(trunc("no todo list", inner))})
 	}
+	// A step in progress when its run ended (interrupted, failed,
+	// cancelled) is not going on: it shows as stopped.
+	ended := core.Terminal(run.Status)
 	done, headers := 0, 0
 	var body []string
 	for _, it := range p.Items {
@@ -75,6 +78,9 @@ func (m *Model) renderTodos(r rect) []string {
 			done++
 		case "in_progress":
 			glyph, st = "▸ ", m.st.TodoActive
+			if ended {
+				glyph, st = "– ", m.st.Muted
+			}
 		case "header":
 			glyph, st = "", m.st.Muted
 			headers++
