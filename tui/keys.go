@@ -183,7 +183,7 @@ func (k KeyMap) groups() []keyGroup {
 			k.TermLeave}},
 		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, k.Up, k.Down, k.GridZoom, k.GridBack, k.HelpIdle}},
 		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
-		{"Rollback dialog", []key.Binding{k.Up, k.Down, k.Confirm, k.RollbackConfirm, k.RollbackBack, k.RollbackMark, k.CancelDialog}},
+		{"Rollback dialog", []key.Binding{k.Up, k.Down, k.RollbackConfirm, k.RollbackBack, k.RollbackMark}},
 		{"New thread dialog", []key.Binding{k.NextField, k.PrevField, k.Confirm, k.CancelDialog}},
 		{"Quit dialog", []key.Binding{k.StopHost}},
 		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.ViewUp, k.ViewDown, k.PageUp, k.PageDown,

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -464,5 +465,28 @@ func TestTodosBelongToTheirRun(t *testing.T) {
 	scr := newHarness(t, j2.st, 120, 40).screen()
 	if strings.Contains(scr, "▸ second step") || !strings.Contains(scr, "– second step") {
 		t.Fatalf("an interrupted run's step in progress still shows as going on:\n%s", scr)
+	}
+}
+
+// A cut tool output says how many of its lines are left out, counting the
+// text's lines, not the rows they wrap to.
+func TestCutOutputCountsLines(t *testing.T) {
+	j := newJournal(t)
+	j.thread("t1", "long", core.ThreadIdle, 1, sec)
+	r := j.run("t1", 1, core.RunCompleted, "read it", 2*sec, 3*sec)
+	var b strings.Builder
+	for i := 1; i <= 243; i++ {
+		fmt.Fprintf(&b, "line %03d %s\n", i, strings.Repeat("x", 150)) // wraps at this width
+	}
+	j.node(r, 2, core.NodeToolCall, core.NodeCompleted, "read_file big.txt", b.String())
+	scr := newHarness(t, j.st, 120, 40).screen()
+	shown := 0
+	for i := 1; i <= 243; i++ {
+		if strings.Contains(scr, fmt.Sprintf("line %03d", i)) {
+			shown++
+		}
+	}
+	if want := fmt.Sprintf("… %d more lines", 243-shown); shown == 0 || !strings.Contains(scr, want) {
+		t.Fatalf("%d lines shown; want %q on screen:\n%s", shown, want, scr)
 	}
 }

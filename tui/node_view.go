@@ -61,8 +61,19 @@ func (m *Model) renderNode(n *core.Node, q *core.Request, depth, w, kids int) []
 		return out
 	}
 	if fold != foldOpen && len(body) > maxToolLines {
-		more := len(body) - maxToolLines
-		body = append(body[:maxToolLines], m.st.Muted.Render(fmt.Sprintf("%s    … %d more lines · enter on it shows all", indent, more)))
+		// Count the text's lines left out, not the screen rows they wrap
+		// to: "243 lines" means what the file or the output has.
+		lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+		rows, shown := 0, 0
+		for _, l := range lines {
+			r := max(1, len(m.bodyLines(l, bw, indent+"    ")))
+			if rows+r > maxToolLines {
+				break
+			}
+			rows += r
+			shown++
+		}
+		body = append(body[:rows], m.st.Muted.Render(fmt.Sprintf("%s    … %d more lines · enter on it shows all", indent, len(lines)-shown)))
 	}
 	return append(out, body...)
 }
