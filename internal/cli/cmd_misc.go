@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -158,9 +159,27 @@ func (a *app) cmdLog(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("log", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "one JSON object per line")
 	follow := fs.Bool("follow", false, "keep printing new events")
-	pos, err := parseArgs(fs, args, 0, 1, "nexus log [THREAD] [--json] [--follow]")
+	lastN := fs.Int("n", 0, "only the last N events of the journal (then, with --follow, new ones)")
+	sinceArg := fs.String("since", "", "only events from this time on: a duration ago (10m, 2h) or an RFC 3339 time")
+	pos, err := parseArgs(fs, args, 0, 1, "nexus log [THREAD] [--json] [--follow] [-n N] [--since 10m|TIME]")
 	if err != nil {
 		return err
+	}
+	if *lastN < 0 {
+		return usageErr("-n %d: give a count of events, 1 or more", *lastN)
+	}
+	var since int64
+	if *sinceArg != "" {
+		if d, err := time.ParseDuration(*sinceArg); err == nil && d >= 0 {
+			since = time.Now().Add(-d).UnixNano()
+		} else if t, err := time.Parse(time.RFC3339, *sinceArg); err == nil {
+			since = t.UnixNano()
+			if t.After(time.Unix(0, math.MaxInt64)) {
+				since = math.MaxInt64 // past what nanoseconds count: nothing is that late
+			}
+		} else {
+			return usageErr("--since %q: give a duration ago (10m, 2h) or an RFC 3339 time (2026-12-01T10:00:00Z)", *sinceArg)
+		}
 	}
 	s, err := a.connect(ctx)
 	if err != nil {
@@ -186,7 +205,11 @@ func (a *app) cmdLog(ctx context.Context, args []string) error {
 	if last == 0 && !*follow {
 		return nil
 	}
-	sub, err := s.Subscribe(ctx, 1)
+	from := uint64(1)
+	if *lastN > 0 && last > uint64(*lastN) {
+		from = last - uint64(*lastN) + 1
+	}
+	sub, err := s.Subscribe(ctx, from)
 	if err != nil {
 		return err
 	}
@@ -195,7 +218,7 @@ func (a *app) cmdLog(ctx context.Context, args []string) error {
 		if ev.Seq == 0 {
 			continue
 		}
-		if thread == "" || ev.Thread == thread {
+		if (thread == "" || ev.Thread == thread) && ev.At >= since {
 			if *asJSON {
 				if err := enc.Encode(ev); err != nil {
 					return err

@@ -43,3 +43,34 @@ func TestSendStdinTooLongSaysItsSize(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want exit 2 naming 380000 bytes", code, errOut.String())
 	}
 }
+
+// log -n N prints the journal's last N events; --since a time to come
+// prints none; a bad --since is a usage error.
+func TestLogLastAndSince(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	nexus := func(args ...string) (string, int) {
+		var out, errOut bytes.Buffer
+		code := Run(context.Background(), append([]string{"--state-dir", dir}, args...), strings.NewReader(""), &out, &errOut)
+		return out.String() + errOut.String(), code
+	}
+	if _, code := nexus("thread", "new"); code != ExitOK {
+		t.Fatal("thread new failed")
+	}
+	nexus("thread", "new")
+	all, _ := nexus("log")
+	if n := strings.Count(all, "\n"); n < 4 {
+		t.Fatalf("log printed %d lines: %q", n, all)
+	}
+	last, code := nexus("log", "-n", "2")
+	lines := strings.Split(strings.TrimRight(all, "\n"), "\n")
+	if code != ExitOK || strings.TrimRight(last, "\n") != strings.Join(lines[len(lines)-2:], "\n") {
+		t.Fatalf("log -n 2 = %q (exit %d); want the last two of %q", last, code, all)
+	}
+	if out, code := nexus("log", "--since", "2999-01-01T00:00:00Z"); code != ExitOK || out != "" {
+		t.Fatalf("log --since a time to come = %q (exit %d)", out, code)
+	}
+	if out, code := nexus("log", "--since", "soon"); code != ExitUsage || !strings.Contains(out, "--since") {
+		t.Fatalf("log --since soon = %q (exit %d)", out, code)
+	}
+}
