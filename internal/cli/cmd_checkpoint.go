@@ -17,6 +17,9 @@ func (a *app) cmdCheckpoint(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
+		return err
+	}
 	return a.submitFollow(ctx, core.Command{Kind: core.CmdCheckpoint, Thread: pos[0]}, func(sub *core.Subscription, rec *core.Receipt) error {
 		return a.waitCheckpoint(ctx, sub, rec.Checkpoint)
 	})

@@ -20,6 +20,9 @@ func (a *app) cmdQueue(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
+		return err
+	}
 	kinds := map[string]core.CommandKind{"hold": core.CmdQueueHold, "release": core.CmdQueueRelease, "remove": core.CmdQueueRemove}
 	if pos[1] == "list" {
 		st, err := a.state(ctx)
@@ -61,6 +64,9 @@ func (a *app) cmdInterrupt(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
+		return err
+	}
 	return a.submitOnly(ctx, core.Command{Kind: core.CmdRunInterrupt, Thread: pos[0], HoldQueue: *hold})
 }
 
@@ -70,6 +76,11 @@ func (a *app) cmdRequests(ctx context.Context, args []string) error {
 	pos, err := parseArgs(fs, args, 0, 1, "nexus requests [THREAD] [--json]")
 	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
+			return err
+		}
 	}
 	st, err := a.state(ctx)
 	if err != nil {
@@ -164,6 +175,11 @@ func (a *app) cmdLog(ctx context.Context, args []string) error {
 	pos, err := parseArgs(fs, args, 0, 1, "nexus log [THREAD] [--json] [--follow] [-n N] [--since 10m|TIME]")
 	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
+			return err
+		}
 	}
 	if *lastN < 0 {
 		return usageErr("-n %d: give a count of events, 1 or more", *lastN)

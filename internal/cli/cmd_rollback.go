@@ -19,6 +19,9 @@ func (a *app) cmdRollback(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
+		return err
+	}
 	cmd := core.Command{Kind: core.CmdRollbackToRun, Thread: pos[0], Run: *to}
 	switch given := btoi(*to >= 0) + btoi(*node != "") + btoi(*mark != ""); {
 	case given == 0:
@@ -111,6 +114,9 @@ func (a *app) cmdDiff(ctx context.Context, args []string) error {
 	to := fs.String("to", "", "... to this one")
 	pos, err := parseArgs(fs, args, 1, 1, "nexus diff THREAD [--run N | --from CP --to CP] [--stat]")
 	if err != nil {
+		return err
+	}
+	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
 		return err
 	}
 	if (*from == "") != (*to == "") || *from != "" && *run != 0 {

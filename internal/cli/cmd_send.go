@@ -27,6 +27,9 @@ func (a *app) cmdSend(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
+		return err
+	}
 	m, ok := sendModes[*mode]
 	if !ok {
 		return usageErr("unknown mode %q: use auto, steer, restart or queue", *mode)
@@ -110,6 +113,11 @@ func (a *app) cmdResume(ctx context.Context, args []string) error {
 	pos, err := parseArgs(fs, args, 0, 1, "nexus resume [THREAD]")
 	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
+			return err
+		}
 	}
 	s, err := a.connect(ctx)
 	if err != nil {

@@ -35,6 +35,9 @@ func (a *app) cmdThread(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
+			return err
+		}
 		return a.submitOnly(ctx, core.Command{Kind: core.CmdThreadRename, Thread: pos[0], Title: pos[1]})
 	}
 	return usageErr("unknown thread command %q: use new, list, show, fork, archive or rename", args[0])
@@ -182,6 +185,9 @@ func (a *app) threadShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
+		return err
+	}
 	st, err := a.state(ctx)
 	if err != nil {
 		return err
@@ -247,6 +253,9 @@ func (a *app) threadFork(ctx context.Context, args []string) error {
 	worktree := fs.Bool("worktree", false, "give the fork its own git worktree at that run's checkpoint")
 	pos, err := parseArgs(fs, args, 1, 1, "nexus thread fork THREAD [--run N] [--worktree]")
 	if err != nil {
+		return err
+	}
+	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
 		return err
 	}
 	if *run < 0 {
@@ -337,6 +346,9 @@ func (a *app) threadArchive(ctx context.Context, args []string) error {
 	force := fs.Bool("force", false, "remove the thread's worktree even with uncommitted work in it")
 	pos, err := parseArgs(fs, args, 1, 1, "nexus thread archive THREAD [--force]")
 	if err != nil {
+		return err
+	}
+	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
 		return err
 	}
 	s, err := a.connect(ctx)

@@ -74,3 +74,31 @@ func TestLogLastAndSince(t *testing.T) {
 		t.Fatalf("log --since soon = %q (exit %d)", out, code)
 	}
 }
+
+// A THREAD argument may be a unique prefix of an id or an exact title;
+// one that matches several threads is a usage error naming them.
+func TestThreadArgument(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	nexus := func(args ...string) (string, string, int) {
+		var out, errOut bytes.Buffer
+		code := Run(context.Background(), append([]string{"--state-dir", dir}, args...), strings.NewReader(""), &out, &errOut)
+		return strings.TrimSpace(out.String()), errOut.String(), code
+	}
+	a, _, _ := nexus("thread", "new", "--title", "alpha")
+	b, _, _ := nexus("thread", "new", "--title", "dup")
+	c, _, _ := nexus("thread", "new", "--title", "dup")
+	prefix := a[:2]
+	for strings.HasPrefix(b, prefix) || strings.HasPrefix(c, prefix) {
+		prefix = a[:len(prefix)+1]
+	}
+	for _, arg := range []string{a, prefix, "alpha"} {
+		if out, errOut, code := nexus("thread", "show", arg, "--json"); code != ExitOK || !strings.Contains(out, `"id": "`+a+`"`) {
+			t.Errorf("thread show %q: exit %d %s %s; want thread %s", arg, code, out, errOut, a)
+		}
+	}
+	_, errOut, code := nexus("send", "dup", "list the files")
+	if code != ExitUsage || !strings.Contains(errOut, "matches 2 threads") || !strings.Contains(errOut, b) || !strings.Contains(errOut, c) {
+		t.Fatalf("send to an ambiguous title: exit %d %q; want a usage error naming %s and %s", code, errOut, b, c)
+	}
+}
