@@ -266,3 +266,36 @@ func TestUIReconnectsToTheNextHost(t *testing.T) {
 	}
 	tt.quitIdle()
 }
+
+// Each thread keeps its own draft, and the drafts outlive the UI: typed
+// in two threads, the terminal closed (SIGHUP), a new UI shows each one
+// in its thread.
+func TestUIDraftsOutliveTheUI(t *testing.T) {
+	t.Parallel()
+	e := backgroundEnv(t, "10m")
+	e.must("thread", "new", "--title", "first")
+	e.must("thread", "new", "--title", "second")
+	tt := e.startTUIEnv(t, e.extra...)
+	tt.waitFor("Threads (2)")
+	tt.text("half a thought for second")
+	tt.waitFor("half a thought for second")
+	tt.keys("M-Up")
+	tt.waitFor("Message → first")
+	tt.text("draft for first")
+	tt.waitFor("draft for first")
+	ui := tt.uiPID()
+	tt.tmux("kill-server")
+	for deadline := time.Now().Add(30 * time.Second); alive(ui); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the UI survived its terminal")
+		}
+	}
+	tt = e.startTUIEnv(t, e.extra...)
+	tt.waitFor("Threads (2)")
+	tt.waitFor("half a thought for second")
+	tt.keys("M-Up")
+	tt.waitFor("draft for first")
+	if strings.Contains(tt.screen(), "half a thought") {
+		t.Fatalf("the second thread's draft shows on the first:\n%s", tt.screen())
+	}
+}
