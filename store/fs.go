@@ -19,9 +19,11 @@ const (
 )
 
 // prepareDir creates the state dir 0700 if it is missing and refuses one
-// that is a symlink or not a directory. An existing dir keeps its mode:
-// the files in it are 0600 anyway, and tightening a directory the user
-// chose (it could be a shared one) would surprise.
+// that is a symlink, not a directory, owned by another user, or writable
+// by its group or by others: whoever can write it can plant a journal, a
+// socket or checkpoints the host trusts. An existing dir is never changed
+// (tightening a directory the user chose would surprise): the error says
+// what to run.
 func prepareDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -42,6 +44,12 @@ func prepareDir(dir string) error {
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("store: state dir %s is not a directory; use another --state-dir", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("store: state dir %s belongs to user %d, not to you; use a state dir of your own (--state-dir)", dir, st.Uid)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("store: state dir %s is writable by others; fix with chmod 700 %s", dir, dir)
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/nexus-tui/nexus/internal/journalgen"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nexus-tui/nexus/internal/journalgen"
 
 	"github.com/nexus-tui/nexus/core"
 )
@@ -228,5 +229,34 @@ func TestStateDirThatIsAFileRefused(t *testing.T) {
 	}
 	if _, err := Open(path, Options{}); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Fatalf("Open(file) = %v", err)
+	}
+}
+
+// A state dir others can write, or that belongs to another user, is
+// refused with what to run; one only readable by the group is fine.
+func TestStateDirTrust(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o777)
+	if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "writable by others; fix with chmod 700 "+dir) {
+		t.Fatalf("open of a 777 state dir: %v", err)
+	}
+	os.Chmod(dir, 0o750)
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("open of a 750 state dir: %v", err)
+	}
+	s.Close()
+	if os.Getuid() == 0 {
+		// Only root can give a directory away; elsewhere the mode case
+		// above is what this test checks.
+		if err := os.Chown(dir, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "belongs to user 4242") {
+			t.Fatalf("open of another user's state dir: %v", err)
+		}
 	}
 }

@@ -55,6 +55,13 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 	if err != nil {
 		return nil, err
 	}
+	// The checkpoints live under the state dir; a symlink there would
+	// send them (and the git processes run on them) somewhere else.
+	if fi, err := os.Lstat(filepath.Join(dir, "checkpoints")); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		st.Close()
+		return nil, fmt.Errorf("the checkpoints dir %s is a symlink; nexus keeps checkpoints only in the state dir itself: remove the link",
+			filepath.Join(dir, "checkpoints"))
+	}
 	pool, err := workers.NewPool(workers.PoolConfig{Deny: []string{dir}})
 	if err != nil {
 		st.Close()
