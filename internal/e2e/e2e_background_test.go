@@ -261,7 +261,10 @@ func TestUIReconnectsToTheNextHost(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the run on the new host did not write b.txt; the screen is:\n%s", tt.screen())
+			code, _ := os.ReadFile(tt.exitTo)
+			log, _ := os.ReadFile(filepath.Join(e.dir, "host.log"))
+			t.Fatalf("the run on the new host did not write b.txt (the UI's exit code: %q); host.log:\n%s\nthe screen is:\n%s",
+				code, log, tt.screen())
 		}
 	}
 	tt.quitIdle()

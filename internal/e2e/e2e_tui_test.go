@@ -47,6 +47,9 @@ func (e *env) startTUIEnv(t *testing.T, vars ...string) *tmuxTUI {
 	shell := fmt.Sprintf("%s%q --state-dir %q; echo $? > %q", prefix, nexusBin, e.dir, tt.exitTo)
 	tt.tmux("new-session", "-d", "-s", "main", "-x", "120", "-y", "40", "-c", e.ws, shell)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tt.sock, "kill-server").Run() })
+	// A pane whose nexus ended stays on screen (with whatever it printed
+	// last, a panic's trace included) until the test ends.
+	tt.tmux("set-option", "-t", "main", "remain-on-exit", "on")
 	return tt
 }
 
