@@ -142,6 +142,14 @@ func (r *Runner) Run(ctx context.Context) error {
 		var batch []*call
 		select {
 		case c := <-r.inbox:
+			if ctx.Err() != nil {
+				// Stopping: an input that races the stop (a provider
+				// reporting the end of a turn because the host is closing)
+				// is not decided, or a closing host would cancel the very
+				// requests and runs the next one resumes. Its caller gets
+				// ErrStopped.
+				return r.shutdown()
+			}
 			batch = append(batch, c)
 		case <-ctx.Done():
 			return r.shutdown()

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // sealedJournal is a journal whose snapshot is st: its run seal holds
@@ -79,4 +81,80 @@ func TestDamagedSealStopsTheRunnerWithoutPanic(t *testing.T) {
 	if j.Last() != before {
 		t.Fatalf("the journal grew from %d to %d after the history could not be read", before, j.Last())
 	}
+}
+
+// A Runner that is stopping decides nothing more: inputs that race the
+// stop (a provider reporting the end of a turn because its host closes)
+// are refused, so a closing host never records their effects. The
+// journal is held while the inputs queue up and the stop comes, so the
+// Runner finds both at once.
+func TestStoppingRunnerDecidesNothing(t *testing.T) {
+	for round := 0; round < 10; round++ {
+		gate := &gatedJournal{MemJournal: &MemJournal{}, release: make(chan struct{})}
+		r, err := NewRunner(RunnerConfig{Journal: gate, Exec: func(Effect) {}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- r.Run(ctx) }()
+		close(gate.release)
+		if rec, err := r.Submit(context.Background(), Command{Kind: CmdThreadCreate, NewThread: "t1", Provider: "p"}); err != nil || rec.Reject != nil {
+			t.Fatalf("create: %v %+v", err, rec)
+		}
+		gate.hold()
+		go r.Submit(context.Background(), Command{Kind: CmdThreadRename, Thread: "t1", Title: "first"})
+		<-gate.held // the Runner is inside the journal with "first"
+		for i := 0; i < 8; i++ {
+			go r.Submit(context.Background(), Command{Kind: CmdThreadRename, Thread: "t1", Title: "late"})
+		}
+		for len(r.inbox) < 8 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+		gate.open()
+		<-done
+		st, err := Load(context.Background(), gate.MemJournal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if title := st.Threads["t1"].Title; title != "first" {
+			t.Fatalf("round %d: the thread is titled %q after the stop; want the rename that was being written, %q", round, title, "first")
+		}
+	}
+}
+
+// gatedJournal can hold Append until released.
+type gatedJournal struct {
+	*MemJournal
+	mu      sync.Mutex
+	release chan struct{}
+	held    chan struct{}
+}
+
+func (g *gatedJournal) hold() {
+	g.mu.Lock()
+	g.release, g.held = make(chan struct{}), make(chan struct{})
+	g.mu.Unlock()
+}
+
+func (g *gatedJournal) open() {
+	g.mu.Lock()
+	close(g.release)
+	g.mu.Unlock()
+}
+
+func (g *gatedJournal) Append(ctx context.Context, c []Commit) error {
+	g.mu.Lock()
+	release, held := g.release, g.held
+	g.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		default:
+			close(held)
+		}
+	}
+	<-release
+	return g.MemJournal.Append(ctx, c)
 }
