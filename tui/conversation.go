@@ -230,7 +230,7 @@ func (m *Model) renderMain(r rect) []string {
 	th := m.selectedThread()
 	w, h := max(1, r.w-padW), max(1, r.h-2)
 	if th == nil {
-		body := wrapStyled("No thread selected. ctrl+n starts a thread; tab moves between panes; f1 or ? lists every key.", w, m.st.Muted)
+		body := wrapStyled("No thread yet: write a message below and press enter to start one (ctrl+n chooses the agent). f1 lists every key.", w, m.st.Muted)
 		if m.state == nil {
 			body = wrapStyled("Connecting to the host…", w, m.st.Muted)
 		}

@@ -177,6 +177,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.relayout()
 	case submitResultMsg:
 		return m.submitted(msg)
+	case createdAndSentMsg:
+		cmd := m.submitted(msg.create)
+		if msg.send.cmd.Kind == "" {
+			return cmd
+		}
+		return tea.Batch(cmd, m.submitted(msg.send))
 	case ageTickMsg:
 		return m.tickAges()
 	case prefsSavedMsg:

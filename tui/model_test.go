@@ -490,3 +490,25 @@ func TestCutOutputCountsLines(t *testing.T) {
 		t.Fatalf("%d lines shown; want %q on screen:\n%s", shown, want, scr)
 	}
 }
+
+// On the first screen, with no thread, a message and enter start a thread
+// (the first profile, the default workspace, titled by the message) and
+// send the message to it.
+func TestEnterWithNoThreadStartsOne(t *testing.T) {
+	hs := newHarness(t, core.NewState(), 120, 40)
+	hs.typeText("read README.md and summarize it")
+	hs.press("enter")
+	cmds := hs.b.submitted()
+	if len(cmds) != 2 || cmds[0].Kind != core.CmdThreadCreate || cmds[1].Kind != core.CmdMessageSend {
+		t.Fatalf("submitted %+v; want a thread.create then a message.send", cmds)
+	}
+	if cmds[0].Provider != "builtin" || cmds[0].Title != "read README.md and summarize it" || cmds[0].Workspace != hs.ws {
+		t.Errorf("thread.create %+v; want the builtin profile, titled by the message, in %s", cmds[0], hs.ws)
+	}
+	if cmds[1].Thread != cmds[0].NewThread || cmds[1].Text != "read README.md and summarize it" {
+		t.Errorf("message.send %+v; want the message sent to the new thread %s", cmds[1], cmds[0].NewThread)
+	}
+	if hs.m.composer.value() != "" {
+		t.Errorf("the composer still holds %q", hs.m.composer.value())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -63,6 +64,39 @@ func (m *Model) createThread(p Profile, title, workspace string) tea.Cmd {
 		rec, err := b.Submit(sctx, cmd)
 		return submitResultMsg{cmd: cmd, rec: rec, err: err}
 	}
+}
+
+// createdAndSentMsg is the outcome of createAndSend: the thread's
+// creation, then the message's send (zero when the creation failed).
+type createdAndSentMsg struct{ create, send submitResultMsg }
+
+// createAndSend returns a Cmd that creates a thread and sends text to it,
+// for enter on a screen with no thread.
+func (m *Model) createAndSend(p Profile, title, workspace, text string, mode core.SendMode) tea.Cmd {
+	create := m.createThread(p, title, workspace)
+	ctx, b := m.ctx, m.backend
+	return func() tea.Msg {
+		c, _ := create().(submitResultMsg)
+		if c.err != nil || c.rec == nil || c.rec.Reject != nil || c.rec.Thread == "" {
+			c.text = text
+			return createdAndSentMsg{create: c}
+		}
+		cmd := core.Command{ID: newCommandID(), Kind: core.CmdMessageSend, Thread: c.rec.Thread, Text: text, Mode: mode}
+		sctx, cancel := context.WithTimeout(ctx, submitTimeout)
+		defer cancel()
+		rec, err := b.Submit(sctx, cmd)
+		return createdAndSentMsg{create: c, send: submitResultMsg{cmd: cmd, rec: rec, err: err, text: text}}
+	}
+}
+
+// titleFromMessage is a new thread's title from its first message: the first
+// line, cut at 40 characters.
+func titleFromMessage(text string) string {
+	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(text), "\n", 2)[0])
+	if r := []rune(line); len(r) > 40 {
+		line = strings.TrimSpace(string(r[:40])) + "…"
+	}
+	return line
 }
 
 // resolveWorkspace makes a workspace absolute and real, and checks that it

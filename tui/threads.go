@@ -162,7 +162,7 @@ func (m *Model) drawThreads(r rect) []string {
 		bodyH--
 	}
 	if len(m.rows) == 0 {
-		body = append(body, wrapStyled("No threads yet. Press ctrl+n to start one.", inner, m.st.Muted)...)
+		body = append(body, wrapStyled("No threads yet: type a message and press enter, or ctrl+n.", inner, m.st.Muted)...)
 	} else if len(rows) == 0 {
 		body = append(body, m.st.Muted.Render("no thread matches"))
 	}

@@ -252,7 +252,18 @@ func (m *Model) send(mode core.SendMode) tea.Cmd {
 		return nil
 	}
 	if th == nil {
-		return m.setFlash("no thread selected: ctrl+n starts one", true)
+		if m.state == nil {
+			return m.setFlash("not connected to the host yet", true)
+		}
+		// The first screen: enter starts a thread with the default
+		// profile in the default workspace, and sends the message to it.
+		text := m.composer.take()
+		m.relayout()
+		p := Profile{Name: "builtin"}
+		if len(m.opts.Profiles) > 0 {
+			p = m.opts.Profiles[0]
+		}
+		return m.createAndSend(p, titleFromMessage(text), m.opts.Workspace, text, mode)
 	}
 	text := m.composer.take()
 	m.relayout()
