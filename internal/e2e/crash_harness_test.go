@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -145,9 +146,12 @@ func (h *crashHost) kill() {
 // runner drives the script against hosts, resubmitting the first op that
 // was not acknowledged after each restart.
 type runner struct {
-	t      *testing.T
-	ops    []op
-	next   int
+	t    *testing.T
+	ops  []op
+	next int
+	// done counts the ops done, for a test goroutine to read while
+	// advance runs.
+	done   atomic.Int64
 	acked  map[string]bool
 	fresh  []string        // acknowledged since the last check
 	answer map[string]bool // request ids answered (acked)
@@ -183,6 +187,7 @@ func (r *runner) advance(ctx context.Context, c *api.Client) bool {
 			return false
 		}
 		r.next++
+		r.done.Add(1)
 	}
 	return true
 }

@@ -86,14 +86,28 @@ func TestPowerLoss(t *testing.T) {
 		} else {
 			done := make(chan bool, 1)
 			go func() { done <- r.advance(ctx, h.c) }()
-			select {
-			case <-time.After(time.Duration(rng.Intn(600)) * time.Millisecond):
-			case <-h.exited:
-				h.mustBeKilled(t)
-				midCommit++
-			case <-done:
-				done <- true
+			// The cut comes after a number of operations, not of
+			// seconds, so a busy machine meets the same cases (the
+			// shadow repository's packing among them) as an idle one.
+			target := r.done.Load() + int64(1+rng.Intn(4))
+			tick := time.NewTicker(2 * time.Millisecond)
+		wait:
+			for {
+				select {
+				case <-tick.C:
+					if r.done.Load() >= target {
+						break wait
+					}
+				case <-h.exited:
+					h.mustBeKilled(t)
+					midCommit++
+					break wait
+				case <-done:
+					done <- true
+					break wait
+				}
 			}
+			tick.Stop()
 			h.kill()
 			<-done
 		}
