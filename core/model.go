@@ -122,6 +122,9 @@ const (
 	ItemPending    PlanItemStatus = "pending"
 	ItemInProgress PlanItemStatus = "in_progress"
 	ItemCompleted  PlanItemStatus = "completed"
+	// ItemFailed: the step ran and failed (a refused write, a command
+	// that exited non-zero); the run may still go on.
+	ItemFailed PlanItemStatus = "failed"
 )
 
 // Capabilities is what a provider declares it can do. The capability policy

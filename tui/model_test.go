@@ -442,7 +442,8 @@ func TestMouseClickSelectsThreadAndFocusesPanes(t *testing.T) {
 
 // The todos pane never passes one run's list off as another's: a new run
 // without a list shows none (not the previous run's), and a step in
-// progress when its run was interrupted shows as stopped, not going on.
+// progress when its run was interrupted shows as stopped, not going on,
+// and a failed step as failed, not done.
 func TestTodosBelongToTheirRun(t *testing.T) {
 	plan := func(j *journal, run *core.Run, items ...core.PlanItem) {
 		j.add(core.Event{Type: core.EvPlanUpdated, Thread: run.Thread, Run: run.ID, Payload: core.Payload{Plan: &core.Plan{
@@ -461,10 +462,13 @@ func TestTodosBelongToTheirRun(t *testing.T) {
 	j2 := newJournal(t)
 	j2.thread("t1", "work", core.ThreadIdle, 1, sec)
 	r := j2.run("t1", 1, core.RunInterrupted, "stopped", 2*sec, 3*sec)
-	plan(j2, r, core.PlanItem{Text: "first step", Status: "completed"}, core.PlanItem{Text: "second step", Status: "in_progress"})
+	plan(j2, r, core.PlanItem{Text: "first step", Status: "failed"}, core.PlanItem{Text: "second step", Status: "in_progress"})
 	scr := newHarness(t, j2.st, 120, 40).screen()
 	if strings.Contains(scr, "▸ second step") || !strings.Contains(scr, "– second step") {
 		t.Fatalf("an interrupted run's step in progress still shows as going on:\n%s", scr)
+	}
+	if strings.Contains(scr, "✓ first step") || !strings.Contains(scr, "✗ first step") || !strings.Contains(scr, "Todos 0/2") {
+		t.Fatalf("a failed step shows as done:\n%s", scr)
 	}
 }
 

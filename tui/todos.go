@@ -76,6 +76,8 @@ func (m *Model) renderTodos(r rect) []string {
 		case "completed":
 			glyph, st = "✓ ", m.st.TodoDone
 			done++
+		case core.ItemFailed:
+			glyph, st = "✗ ", m.st.Error
 		case "in_progress":
 			glyph, st = "▸ ", m.st.TodoActive
 			if ended {

@@ -128,6 +128,10 @@ func TestE2ERunCommandFailure(t *testing.T) {
 	if v.Runs[0].Status != "failed" || !strings.Contains(v.Runs[0].Reply, "exit code 3") {
 		t.Fatalf("run %s, reply %q", v.Runs[0].Status, v.Runs[0].Reply)
 	}
+	// The todo list says the step failed, not that it is done.
+	if len(v.Todos) != 1 || len(v.Todos[0].Items) != 1 || v.Todos[0].Items[0].Status != "failed" {
+		t.Fatalf("todos %+v; want the one step failed", v.Todos)
+	}
 }
 
 // TestE2ERunRefusesEscapes: paths outside the workspace are refused by the

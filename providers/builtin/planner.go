@@ -126,7 +126,10 @@ func (a *Agent) plan(ctx context.Context, t *turn, d Directives, instr string, a
 				out.failed = append(out.failed, res.failed)
 			}
 			if out.steps < len(todo) {
-				todo[out.steps].Status = "completed"
+				todo[out.steps].Status = core.ItemCompleted
+				if res.failed != "" {
+					todo[out.steps].Status = core.ItemFailed
+				}
 				obs(core.Observation{Kind: core.ObsPlan, Items: append([]core.PlanItem(nil), todo...)})
 			}
 			out.steps++

@@ -34,7 +34,7 @@ func CheckTurnObs(t testing.TB, e core.Effect, obs []core.Observation, validInpu
 		strs := []string{o.Key, o.Parent, o.Text, o.Title, o.Prompt, o.Error, o.Model}
 		for _, it := range o.Items {
 			strs = append(strs, it.Text)
-			if it.Status != core.ItemPending && it.Status != core.ItemInProgress && it.Status != core.ItemCompleted {
+			if it.Status != core.ItemPending && it.Status != core.ItemInProgress && it.Status != core.ItemCompleted && it.Status != core.ItemFailed {
 				t.Fatalf("plan item status %q", it.Status)
 			}
 		}
