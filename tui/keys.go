@@ -151,8 +151,8 @@ func DefaultKeyMap() KeyMap {
 		NextField:   bind("tab", "next field", "tab", "down"),
 		PrevField:   bind("shift+tab", "previous field", "shift+tab", "up"),
 
-		RollbackConfirm: bind("enter/y", "roll back now (asked after enter chose the run)", "enter", "y", "Y"),
-		RollbackBack:    bind("esc/n", "not now: back to the list of runs", "esc", "n", "N"),
+		RollbackConfirm: bind("enter/y", "choose the run; then again: roll back now", "enter", "y", "Y"),
+		RollbackBack:    bind("esc/n", "not now: back to the list; from the list: close", "esc", "n", "N"),
 		RollbackMark:    bind("m", "mark the workspace now (a point to come back to)", "m", "M"),
 		StopHost:        bind("s", "quit dialog: stop the background host too", "s", "S"),
 
@@ -162,6 +162,12 @@ func DefaultKeyMap() KeyMap {
 		ViewTop:    bind("home/g", "top", "home", "g"),
 		ViewBottom: bind("end/G", "bottom", "end", "G"),
 	}
+}
+
+// helpAs is b as the help lists it in one context: the same keys, with
+// what they do there (up in the grid moves between cells, not threads).
+func helpAs(b key.Binding, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
 }
 
 // keyGroup is a titled section of the help dialog.
@@ -178,15 +184,18 @@ func (k KeyMap) groups() []keyGroup {
 			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.HistoryPrev, k.HistoryNext, k.Leave}},
 		{"Threads and transcript (a printable key types into the composer)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom,
-			k.Filter, k.Open, k.Toggle}},
+			k.Filter, helpAs(k.Open, "threads: write to it · transcript: open/close a step")}},
 		{"Terminal pane (tab into it: keys go to the program)", []key.Binding{k.TermZoom, k.TermToggle,
 			k.TermLeave}},
-		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, k.Up, k.Down, k.GridZoom, k.GridBack, k.HelpIdle}},
+		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, helpAs(k.Up, "cell above"), helpAs(k.Down, "cell below"),
+			k.GridZoom, k.GridBack, k.HelpIdle}},
 		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
-		{"Rollback dialog", []key.Binding{k.Up, k.Down, k.RollbackConfirm, k.RollbackBack, k.RollbackMark}},
+		{"Rollback dialog", []key.Binding{helpAs(k.Up, "previous run or mark"), helpAs(k.Down, "next run or mark"),
+			k.RollbackConfirm, k.RollbackBack, k.RollbackMark}},
 		{"New thread dialog", []key.Binding{k.NextField, k.PrevField, k.Confirm, k.CancelDialog}},
 		{"Quit dialog", []key.Binding{k.StopHost}},
-		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.ViewUp, k.ViewDown, k.PageUp, k.PageDown,
-			k.ViewTop, k.ViewBottom, k.CancelDialog}},
+		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.ViewUp, k.ViewDown,
+			helpAs(k.PageUp, "scroll the diff up a page"), helpAs(k.PageDown, "scroll the diff down a page"),
+			k.ViewTop, k.ViewBottom, helpAs(k.CancelDialog, "close the diff")}},
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/nexus-tui/nexus/core"
 )
@@ -335,6 +337,32 @@ func TestHelpListsEveryKey(t *testing.T) {
 	hs.press("esc")
 	if len(hs.m.dialogs) != 0 {
 		t.Errorf("esc did not close help")
+	}
+}
+
+// Each context of the help lists each key once, with what it does there:
+// no transcript or thread keys under the grid, the diff view or the
+// rollback dialog.
+func TestHelpSaysWhatEachKeyDoesWhereItIsListed(t *testing.T) {
+	keys := DefaultKeyMap()
+	mainView := map[string]bool{}
+	for _, b := range []key.Binding{keys.Up, keys.Down, keys.PageUp, keys.PageDown, keys.Top, keys.Bottom, keys.Open, keys.Toggle} {
+		mainView[b.Help().Desc] = true
+	}
+	for _, g := range keys.groups() {
+		seen := map[string]bool{}
+		for _, b := range g.bindings {
+			for _, k := range b.Keys() {
+				if seen[k] {
+					t.Errorf("%s: key %q listed twice", g.title, k)
+				}
+				seen[k] = true
+			}
+			other := strings.HasPrefix(g.title, "Grid") || strings.HasPrefix(g.title, "Diff") || strings.HasPrefix(g.title, "Rollback")
+			if d := b.Help().Desc; other && mainView[d] {
+				t.Errorf("%s: %s says %q, what it does in the threads and transcript", g.title, b.Help().Key, d)
+			}
+		}
 	}
 }
 
