@@ -46,6 +46,10 @@ type Options struct {
 	// Host is true when quitting this TUI stops the host (and so interrupts
 	// running agents); the quit confirmation says so.
 	Host bool
+	// LiveTerminals, with Host, counts the live terminals (shells in a
+	// PTY) that quitting would end; the quit dialog asks first when there
+	// are any. It must answer quickly. nil: none are counted.
+	LiveTerminals func() int
 	// StopHost stops the background host this UI is a client of (its
 	// live work ends); the quit dialog offers it. nil: not offered.
 	StopHost func(ctx context.Context) error

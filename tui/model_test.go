@@ -230,6 +230,14 @@ func TestQuitConfirmsWhileRunsAreActive(t *testing.T) {
 	if !idle.quit {
 		t.Errorf("ctrl+c with nothing running and no draft did not quit")
 	}
+	// A UI that hosts its own kernel ends its live terminals when it
+	// quits: it asks first, and says so.
+	shells := newHarness(t, core.NewState(), 120, 40)
+	shells.m.opts.LiveTerminals = func() int { return 2 }
+	shells.press("ctrl+c")
+	if shells.quit || !strings.Contains(shells.screen(), "2 live terminal(s)") {
+		t.Errorf("ctrl+c with two live terminals in a UI host quit without asking:\n%s", shells.screen())
+	}
 }
 
 // No printable key is a command outside a dialog, a terminal or the

@@ -326,13 +326,27 @@ func (m *Model) openRequest() tea.Cmd {
 // one is no reason to ask.
 func (m *Model) quit() tea.Cmd {
 	n := m.activeRuns()
-	if n == 0 {
-		return tea.Quit
-	}
 	if m.opts.Host {
-		text := itoa(n) + " run(s) active. This UI is the host: quitting stops it, and the runs are interrupted (`nexus resume` continues them later)."
+		terms := 0
+		if m.opts.LiveTerminals != nil {
+			terms = m.opts.LiveTerminals()
+		}
+		if n == 0 && terms == 0 {
+			return tea.Quit
+		}
+		var live []string
+		if n > 0 {
+			live = append(live, itoa(n)+" run(s) active")
+		}
+		if terms > 0 {
+			live = append(live, itoa(terms)+" live terminal(s)")
+		}
+		text := strings.Join(live, ", ") + ". This UI is the host: quitting stops it; runs are interrupted (`nexus resume` continues them later) and terminals end."
 		m.pushDialog(&confirmDialog{title: "Quit nexus?", text: text})
 		return nil
+	}
+	if n == 0 {
+		return tea.Quit
 	}
 	text := itoa(n) + " run(s) active. They keep running in the background host after you quit; `nexus` comes back to them."
 	m.pushDialog(&confirmDialog{title: "Quit nexus?", text: text, stopHost: m.opts.StopHost != nil})

@@ -50,6 +50,18 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 		defer s.stop()
 	}
 	label := "host"
+	var liveTerms func() int
+	if s.host != nil {
+		liveTerms = func() int {
+			lctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer cancel()
+			l, err := s.host.Live(lctx)
+			if err != nil {
+				return 0
+			}
+			return l.Terminals
+		}
+	}
 	var labelNow func() string
 	var stopHost func(context.Context) error
 	client, _ := s.Backend.(*api.Client)
@@ -72,7 +84,7 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 	// s.Backend, not s: it is what implements core.Terminals too (the
 	// host's hostBackend or an api.Client), which the UI type-asserts.
 	err = tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label, HostLabelNow: labelNow,
-		Host: s.host != nil, StopHost: stopHost, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
+		Host: s.host != nil, LiveTerminals: liveTerms, StopHost: stopHost, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
 		Diff: tuiDiff(s.Backend, s.dir), IO: tui.IO{Input: in, Output: out}})
 	if client != nil && err == nil {
 		// Back on the plain terminal: say what keeps running.
