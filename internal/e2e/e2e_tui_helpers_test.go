@@ -273,7 +273,8 @@ func TestLayoutProblemCatchesOverlap(t *testing.T) {
 
 // quitIdle waits until no run is active (the status line counts them;
 // a reply can be on screen a moment before its run completes), then
-// quits with ctrl+c and expects exit code 0.
+// quits with ctrl+c (confirming the end of live terminals) and expects
+// exit code 0.
 func (tt *tmuxTUI) quitIdle() {
 	tt.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -288,14 +289,21 @@ func (tt *tmuxTUI) quitIdle() {
 		time.Sleep(100 * time.Millisecond)
 	}
 	tt.keys("C-c")
-	// ctrl+c clears a draft first; then it quits.
+	// ctrl+c clears a draft first; then it quits. A UI host with a live
+	// terminal asks first: the shell ends with it.
+	cleared, confirmed := false, false
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if _, err := os.Stat(tt.exitTo); err == nil {
 			break
 		}
-		if strings.Contains(tt.screen(), "draft cleared") {
+		scr := tt.screen()
+		switch {
+		case !cleared && strings.Contains(scr, "draft cleared"):
+			cleared = true
 			tt.keys("C-c")
-			break
+		case !confirmed && strings.Contains(scr, "live terminal(s). This UI is the host"):
+			confirmed = true
+			tt.keys("y")
 		}
 	}
 	if code := tt.waitExit(); code != "0" {
