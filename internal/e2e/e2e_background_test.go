@@ -136,18 +136,27 @@ func TestBackgroundHostLeavesAfterItsLinger(t *testing.T) {
 
 // The tmux promise: closing the terminal the UI runs in (SIGHUP: the
 // tmux session is killed, as an ssh drop does) or killing the UI stops no
-// agent. A slow run and a shell loop keep going in the background host; a
-// new UI finds both, the loop still counting.
+// agent. A slow run and a shell loop keep going in the background host,
+// and Claude Code keeps its approval; a new UI finds them, the loop still
+// counting, and answering the approval completes Claude's run.
 func TestBackgroundHostOutlivesTheUI(t *testing.T) {
-	t.Parallel()
+	needCLI(t, "claude") // sets the environment: not parallel
 	e := backgroundEnv(t, "10m")
+	// The host the first command starts gets the fake model from its
+	// environment (no t.Setenv: the test runs in parallel).
+	model := startFakeModel(t, anthropicAPI)
+	e.extra = append(e.extra, "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=fake-key")
 	th := e.must("thread", "new", "--title", "slow", "--yes")
 	sh := e.must("thread", "new", "--provider", "shell", "--title", "loop")
+	cl := e.must("thread", "new", "--provider", "claude", "--title", "claude", "--workspace", e.ws)
+	if r := e.run("send", cl, "run: touch allowed.txt"); r.code != 3 {
+		t.Fatalf("send to claude needing approval: exit %d, want 3: %s %s", r.code, r.out, r.err)
+	}
 	vars := append([]string{"NEXUS_SHELL_COMMAND=sh", "PS1=$ "}, e.extra...)
 	for _, kill := range []string{"SIGHUP", "SIGKILL"} {
 		tt := e.startTUIEnv(t, vars...)
 		tt.waitFor("client of pid")
-		tt.waitFor("Threads (2)")
+		tt.waitFor("Threads (3)")
 		if kill == "SIGHUP" {
 			e.bg("send", sh, "i=0; while true; do i=$((i+1)); echo tick $i > ticks; sleep 0.2; done")
 			e.bg("send", th, "#slow=5s write hello to a.txt")
@@ -184,8 +193,20 @@ func TestBackgroundHostOutlivesTheUI(t *testing.T) {
 	tt := e.startTUIEnv(t, vars...)
 	tt.waitFor("client of pid")
 	tt.waitFor("loop")
-	if st := e.hostStatus(); st.Live.Terminals != 1 {
-		t.Fatalf("host status after the UIs went: %+v; want the shell's terminal live", st)
+	if st := e.hostStatus(); st.Live.Terminals != 1 || st.Live.Requests != 1 {
+		t.Fatalf("host status after the UIs went: %+v; want the shell's terminal live and Claude's approval pending", st)
+	}
+	// Claude Code's approval outlived both UIs: answered in the third,
+	// it completes the run the first send started.
+	tt.keys("C-o")
+	tt.waitFor("╭─ Approval")
+	tt.keys("y")
+	eventually(t, "the Claude run to complete after the approval", func() bool {
+		r := e.show(cl).Runs
+		return len(r) == 1 && r[0].Status == "completed"
+	})
+	if _, err := os.Stat(filepath.Join(e.ws, "allowed.txt")); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
 	}
 }
 
