@@ -30,7 +30,9 @@ const (
 	CmdMergeBack      CommandKind = "thread.merge_back"
 	CmdRollbackToRun  CommandKind = "rollback.to_run"
 	CmdRollbackNode   CommandKind = "rollback.node"
-	CmdCheckpoint     CommandKind = "checkpoint.capture"
+	// CmdRollbackUndo undoes the thread's last rollback (or undo: a redo).
+	CmdRollbackUndo CommandKind = "rollback.undo"
+	CmdCheckpoint   CommandKind = "checkpoint.capture"
 )
 
 // SendMode is how message.send meets an active run.
@@ -191,7 +193,7 @@ func (c *Command) Validate() error {
 			return refuse("rollback.node needs a node id")
 		}
 	case CmdThreadArchive, CmdThreadStop, CmdRunInterrupt, CmdRunResume,
-		CmdProviderSwitch, CmdMergeBack, CmdRollbackToRun, CmdCheckpoint:
+		CmdProviderSwitch, CmdMergeBack, CmdRollbackToRun, CmdRollbackUndo, CmdCheckpoint:
 	default:
 		return refuse("unknown command kind %q", c.Kind)
 	}

@@ -129,6 +129,8 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 		rej = t.rollback(c)
 	case CmdRollbackNode:
 		rej = t.rollbackScope(c)
+	case CmdRollbackUndo:
+		rej = t.undo(c)
 	case CmdCheckpoint:
 		rej = t.mark(c)
 	default:

@@ -97,7 +97,7 @@ func (t *tx) captureEffect(th *Thread, run, scope string, ordinal int) {
 // baseline or for a mark, once neither is being captured.
 func (t *tx) releaseAwaiting(th *Thread) {
 	r := t.st.ActiveRun(th.ID)
-	if r == nil || !r.AwaitBase || t.needBase(th) || t.st.pendingCapture(th.ID) != "" {
+	if r == nil || !r.AwaitBase || t.needBase(th) || t.st.pendingCapture(th.ID) != "" || t.st.runningOp(th.ID) != nil {
 		return
 	}
 	rc := *r
@@ -125,14 +125,18 @@ func (t *tx) observeCheckpoint(o *Observation) {
 	isRun := strings.HasPrefix(o.Key, "run")
 	if isRun {
 		fmt.Sscanf(o.Key, "run%d", &c.Run)
-	} else if o.Key != ScopeBase {
+	} else if o.Key != ScopeBase && !IsSafetyScope(o.Key) {
 		c.Run, c.Node = t.st.scopeRun(th.ID, o.Key, o.Run)
 	}
-	if o.Key != ScopeBase && c.Status == CkReady {
+	if o.Key != ScopeBase && !IsSafetyScope(o.Key) && c.Status == CkReady {
 		c.Files, c.MoreFiles = capFiles(o.Files, o.MoreFiles)
 	}
 	if cur := t.st.Checkpoints[c.ID]; cur == nil || !cur.same(&c) {
 		t.emit(EvCheckpoint, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Checkpoint: &c}})
+	}
+	if IsSafetyScope(o.Key) {
+		t.safetyCaptured(th, &c)
+		return
 	}
 	if !isRun {
 		t.releaseAwaiting(th)
@@ -187,16 +191,13 @@ func (t *tx) rollback(c *Command) *Rejection {
 	if c.Run > 0 {
 		scope = RunScope(c.Run)
 		if r := t.st.RunByOrdinal(th.ID, c.Run); r.Status == RunRolledBack {
-			return reject(ReasonInvalidState, "run %d is rolled back already", c.Run)
+			return reject(ReasonInvalidState, "rollback --to-run %d: run %d was rolled back by an earlier rollback; `nexus rollback %s --undo` brings it back",
+				c.Run, c.Run, th.ID)
 		}
 	}
 	cp := t.st.Checkpoints[CheckpointID(th.ID, scope)]
 	if cp == nil || cp.Status != CkReady {
-		status := string(CkMissing)
-		if cp != nil {
-			status = string(cp.Status) + ": " + cp.Reason
-		}
-		return reject(ReasonInvalidState, "the checkpoint of %s is not ready (%s); nothing was changed", scope, status)
+		return reject(ReasonInvalidState, "rollback --to-run %d: %s; nothing was changed", c.Run, t.st.notReady(th.ID, scope, cp))
 	}
 	t.startRollback(th, cp)
 	return nil
@@ -347,10 +348,23 @@ func (t *tx) observeRestored(o *Observation) {
 		return
 	}
 	c.Detail += "; files: " + orDefault(o.Text, "restored")
-	if op.Target != "" {
+	switch {
+	case op.Undoes != "":
+		c.Detail += "; the files and runs are as they were before " + op.Undoes
+	case op.Target != "":
 		c.Dirty = o.Dirty
 		c.Detail += targetOutcome(op, o.Dirty)
 	}
+	if op.Step == StepFiles && (op.Safety != "" || op.Undoes != "") {
+		t.applyChanges(op.Thread, op.Changes)
+		c.Step, c.Status = StepDone, OpCompleted
+		t.putOp(c)
+		t.refreshThread(op.Thread)
+		t.releaseAwaiting(t.st.Threads[op.Thread])
+		return
+	}
+	// An operation journaled before safety captures decided its
+	// statuses only now.
 	for _, r := range t.st.RunsOf(op.Thread) {
 		if r.Ordinal <= op.ToRun || r.Status == RunRolledBack {
 			continue
@@ -383,7 +397,12 @@ func (t *tx) resumeOps(thread string) bool {
 		if op.Thread != thread || op.Status != OpRunning {
 			continue
 		}
-		if op.Step == StepFiles {
+		switch op.Step {
+		case StepSafety:
+			t.captureSafety(op, t.st.Threads[thread])
+			t.receipt.Op = op.ID
+			resumed = true
+		case StepFiles:
 			t.restoreEffect(op, t.st.Threads[thread])
 			t.receipt.Op = op.ID
 			resumed = true

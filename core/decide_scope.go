@@ -179,6 +179,10 @@ func (t *tx) rollbackScope(c *Command) *Rejection {
 	if c.Kind == CmdRollbackNode {
 		id = CheckpointID(th.ID, NodeScope(th.ID, c.Node))
 	}
+	what := "rollback --to-checkpoint " + strings.TrimPrefix(id, th.ID+"/cp/")
+	if c.Kind == CmdRollbackNode {
+		what = "rollback --to-node " + c.Node
+	}
 	cp := t.st.Checkpoints[id]
 	if cp == nil {
 		if c.Kind == CmdRollbackNode {
@@ -187,13 +191,27 @@ func (t *tx) rollbackScope(c *Command) *Rejection {
 		return reject(ReasonInvalidState, "thread %s has no checkpoint %s: `nexus thread show %s --json` lists them", th.ID, id, th.ID)
 	}
 	if cp.Status != CkReady {
-		return reject(ReasonInvalidState, "checkpoint %s is not ready (%s); nothing was changed", cp.ID, strings.TrimSpace(string(cp.Status)+": "+cp.Reason))
+		return reject(ReasonInvalidState, "%s: %s; nothing was changed", what, t.st.notReady(th.ID, cp.Scope, cp))
 	}
 	if r := t.st.RunByOrdinal(th.ID, cp.Run); r != nil && r.Status == RunRolledBack {
-		return reject(ReasonInvalidState, "checkpoint %s belongs to run %d, which is rolled back", cp.ID, cp.Run)
+		return reject(ReasonInvalidState, "%s: it belongs to run %d, which a rollback dropped; `nexus rollback %s --undo` brings the run back",
+			what, cp.Run, th.ID)
 	}
 	t.startRollback(th, cp)
 	return nil
+}
+
+// notReady says why a checkpoint cannot be restored, and what to do.
+func (st *State) notReady(thread, scope string, cp *Checkpoint) string {
+	switch {
+	case cp == nil:
+		return "the checkpoint of " + scope + " was never captured"
+	case cp.Status == CkStale:
+		return fmt.Sprintf("the checkpoint of %s is stale: a rollback dropped its run; `nexus rollback %s --undo` brings it back", scope, thread)
+	case cp.Reason != "":
+		return fmt.Sprintf("the checkpoint of %s is %s (%s)", scope, cp.Status, cp.Reason)
+	}
+	return fmt.Sprintf("the checkpoint of %s is %s", scope, cp.Status)
 }
 
 // laterRuns reports whether the thread has a run after n that is not
@@ -211,33 +229,21 @@ func (t *tx) laterRuns(thread string, n int) bool {
 // provider step first (only when runs after the checkpoint's run leave
 // the conversation), then the files.
 func (t *tx) startRollback(th *Thread, cp *Checkpoint) {
-	n := 1
-	for _, op := range t.st.Operations {
-		if op.Thread == th.ID {
-			n++
-		}
-	}
-	op := Operation{ID: fmt.Sprintf("%s/rollback%d", th.ID, n), Kind: OpRollback, Thread: th.ID, ToRun: cp.Run,
-		Step: StepProvider, Status: OpRunning, Commit: cp.Commit, Marks: t.st.MarkCount(th.ID)}
+	op := Operation{ID: t.st.nextOpID(th.ID), Kind: OpRollback, Thread: th.ID, ToRun: cp.Run,
+		Step: StepSafety, Status: OpRunning, Commit: cp.Commit, Marks: t.st.MarkCount(th.ID),
+		Changes: t.st.rollbackChanges(th.ID, cp.Run), Runs: len(t.st.RunsOf(th.ID))}
 	if cp.Scope != ScopeBase && cp.Scope != RunScope(cp.Run) {
 		op.Target = cp.ID
 	}
 	t.putOp(op)
 	t.receipt.Op = op.ID
-	op.Step = StepFiles
-	if op.Target != "" && !t.laterRuns(th.ID, cp.Run) {
-		op.Detail = fmt.Sprintf("provider: the conversation is kept (no run after run %d to drop)", cp.Run)
-	} else {
-		op.Detail = t.rollbackProvider(th, cp.Run)
-	}
-	t.putOp(op)
-	t.restoreEffect(&op, th)
+	t.captureSafety(&op, th)
 }
 
 // sinceOf is the run checkpoint a rollback to another checkpoint compares
 // the restored files with: run ToRun's own (the baseline for run 0).
 func (st *State) sinceOf(op *Operation) string {
-	if op.Target == "" {
+	if op.Target == "" || op.Undoes != "" {
 		return ""
 	}
 	scope := ScopeBase

@@ -163,9 +163,10 @@ func (t *tx) startRun(r Run, reason AttemptReason) {
 		rc.AwaitBase = true
 		t.putRun(rc)
 		t.captureEffect(th, r.ID, ScopeBase, 0)
-	} else if t.st.pendingCapture(th.ID) != "" {
-		// A mark is being captured: the agent waits, so that its first
-		// writes are not in the mark.
+	} else if t.st.pendingCapture(th.ID) != "" || t.st.runningOp(th.ID) != nil {
+		// A mark is being captured, or a rollback restores the files:
+		// the agent waits, so that its first writes are neither in the
+		// mark nor overwritten.
 		rc := *t.st.Runs[r.ID]
 		rc.AwaitBase = true
 		t.putRun(rc)

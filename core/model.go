@@ -421,6 +421,32 @@ type Operation struct {
 	// Marks counts the thread's marks when the rollback started: a mark
 	// numbered above it was taken after the rollback.
 	Marks int `json:"marks,omitempty" msgpack:"mk,omitempty"`
+	// Safety is the commit of the workspace as it was before the
+	// operation changed a file (checkpoint scope SafetyScope(ID)): what
+	// undoing the operation restores, hand edits and other threads'
+	// files included.
+	Safety string `json:"safety,omitempty" msgpack:"sf,omitempty"`
+	// Undoes is the operation this one undoes ("" for a rollback). An
+	// undo of an undo is a redo.
+	Undoes string `json:"undoes,omitempty" msgpack:"un,omitempty"`
+	// Changes are the run and checkpoint statuses the operation sets once
+	// its files are restored, decided when it started: runs that start
+	// while it runs are not among them, and an undo sets them back.
+	Changes []OpChange `json:"changes,omitempty" msgpack:"ch,omitempty"`
+	// Provider is the thread's provider record as it was before the
+	// operation's provider step changed it (nil: it changed nothing).
+	Provider *ProviderThread `json:"provider,omitempty" msgpack:"pv,omitempty"`
+	// Runs is how many runs the thread had when the operation started:
+	// an undo applies only while no run came after.
+	Runs int `json:"runs,omitempty" msgpack:"rn,omitempty"`
+}
+
+// OpChange is one status an operation changes: a run's (ID is a run id)
+// or a checkpoint's (a checkpoint id).
+type OpChange struct {
+	ID   string `json:"id" msgpack:"id"`
+	From string `json:"from" msgpack:"f"`
+	To   string `json:"to" msgpack:"t"`
 }
 
 // OpKind is what an operation does.
@@ -445,6 +471,9 @@ type OpStep string
 
 // Rollback steps, in order.
 const (
+	// StepSafety: the workspace is captured as it is (Operation.Safety)
+	// before anything changes.
+	StepSafety   OpStep = "safety"
 	StepProvider OpStep = "provider"
 	StepFiles    OpStep = "files"
 	StepMark     OpStep = "mark"

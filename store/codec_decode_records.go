@@ -232,6 +232,31 @@ func decFileChanges(r *reader) []core.FileChange {
 	return files
 }
 
+func decOpChanges(r *reader) []core.OpChange {
+	n, ok := r.arrayLen()
+	if !ok {
+		return nil
+	}
+	out := make([]core.OpChange, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		c := &out[i]
+		m, _ := r.mapLen()
+		for ; m > 0 && r.err == nil; m-- {
+			switch r.str() {
+			case "id":
+				c.ID = r.str()
+			case "f":
+				c.From = r.str()
+			case "t":
+				c.To = r.str()
+			default:
+				r.skip()
+			}
+		}
+	}
+	return out
+}
+
 func decOperation(r *reader) *core.Operation {
 	n, ok := r.mapLen()
 	if !ok {
@@ -262,6 +287,16 @@ func decOperation(r *reader) *core.Operation {
 			v.Dirty = r.bool()
 		case "mk":
 			v.Marks = int(r.int())
+		case "sf":
+			v.Safety = r.str()
+		case "un":
+			v.Undoes = r.str()
+		case "ch":
+			v.Changes = decOpChanges(r)
+		case "pv":
+			v.Provider = decProviderThread(r)
+		case "rn":
+			v.Runs = int(r.int())
 		default:
 			r.skip()
 		}

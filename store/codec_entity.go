@@ -293,6 +293,24 @@ func encOperation(e *enc, op *core.Operation) {
 	o.strOmit("tg", op.Target)
 	o.boolOmit("dy", op.Dirty)
 	o.intOmit("mk", int64(op.Marks))
+	o.strOmit("sf", op.Safety)
+	o.strOmit("un", op.Undoes)
+	if len(op.Changes) > 0 {
+		o.key("ch")
+		e.arrayLen(len(op.Changes))
+		for i := range op.Changes {
+			c := e.obj()
+			c.str("id", op.Changes[i].ID)
+			c.str("f", op.Changes[i].From)
+			c.str("t", op.Changes[i].To)
+			c.end()
+		}
+	}
+	if op.Provider != nil {
+		o.key("pv")
+		encProviderThread(e, op.Provider)
+	}
+	o.intOmit("rn", int64(op.Runs))
 	o.end()
 }
 

@@ -280,14 +280,23 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	sc.capture(nil, 0, "")
 	sc.cmd(core.Command{Kind: core.CmdRollbackToRun, Thread: "t1", Run: 2}) // its checkpoint is in error: rejected
 	sc.cmd(core.Command{Kind: core.CmdRollbackToRun, Thread: "t1", Run: 1})
+	sc.capture(nil, 0, "") // the safety checkpoint
 	sc.restore(core.EffFailed, "", "checkout: permission denied", false)
 	sc.cmd(core.Command{Kind: core.CmdRollbackToRun, Thread: "t1", Run: 1})
+	sc.capture(nil, 0, "")
+	sc.restore(core.EffCompleted, "1 file(s) restored, 1 removed", "", false)
+	sc.cmd(core.Command{Kind: core.CmdRollbackUndo, Thread: "t1"})
+	sc.capture(nil, 0, "")
+	sc.restore(core.EffCompleted, "1 file(s) restored, 0 removed", "", false)
+	sc.cmd(core.Command{Kind: core.CmdRollbackToRun, Thread: "t1", Run: 1})
+	sc.capture(nil, 0, "")
 	sc.restore(core.EffCompleted, "1 file(s) restored, 1 removed", "", false)
 	sub := sc.k.State().NodeByKey("t1/1/a1", "sub")
 	if sub == nil {
 		t.Fatal("scenario: t1's subagent node is missing")
 	}
 	sc.cmd(core.Command{Kind: core.CmdRollbackNode, Thread: "t1", Node: sub.ID})
+	sc.capture(nil, 0, "")
 	sc.restore(core.EffCompleted, "1 file(s) restored, 0 removed", "", true)
 
 	// t2: an external agent with native turns and refs, a steer it turns

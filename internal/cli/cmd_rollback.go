@@ -15,7 +15,8 @@ func (a *app) cmdRollback(ctx context.Context, args []string) error {
 	to := fs.Int("to-run", -1, "the run whose end state to restore (0: before run 1)")
 	node := fs.String("to-node", "", "a subagent node whose checkpoint to restore (its id in `thread show --json`)")
 	mark := fs.String("to-checkpoint", "", "a checkpoint to restore: its id, or its scope (mark/1)")
-	pos, err := parseArgs(fs, args, 1, 1, "nexus rollback THREAD --to-run N | --to-node NODE | --to-checkpoint CP")
+	undo := fs.Bool("undo", false, "undo the thread's last rollback: files and runs as they were before it (again: redo)")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus rollback THREAD --to-run N | --to-node NODE | --to-checkpoint CP | --undo")
 	if err != nil {
 		return err
 	}
@@ -23,11 +24,13 @@ func (a *app) cmdRollback(ctx context.Context, args []string) error {
 		return err
 	}
 	cmd := core.Command{Kind: core.CmdRollbackToRun, Thread: pos[0], Run: *to}
-	switch given := btoi(*to >= 0) + btoi(*node != "") + btoi(*mark != ""); {
+	switch given := btoi(*to >= 0) + btoi(*node != "") + btoi(*mark != "") + btoi(*undo); {
 	case given == 0:
-		return usageErr("--to-run N is required (0 restores the workspace as it was before run 1), or --to-node NODE, or --to-checkpoint CP")
+		return usageErr("--to-run N is required (0 restores the workspace as it was before run 1), or --to-node NODE, --to-checkpoint CP or --undo")
 	case given > 1:
-		return usageErr("give one of --to-run, --to-node and --to-checkpoint")
+		return usageErr("give one of --to-run, --to-node, --to-checkpoint and --undo")
+	case *undo:
+		cmd = core.Command{Kind: core.CmdRollbackUndo, Thread: pos[0]}
 	case *node != "":
 		cmd = core.Command{Kind: core.CmdRollbackNode, Thread: pos[0], Node: *node}
 	case *mark != "":
@@ -73,11 +76,15 @@ func (a *app) waitOp(ctx context.Context, sub *core.Subscription, id string) err
 		if op.Status != core.OpCompleted {
 			return true, failErr("rollback %s %s: %s", id, op.Status, op.Detail)
 		}
+		if op.Undoes != "" {
+			fmt.Fprintf(a.stdout, "undid %s of %s (`nexus rollback %s --undo` again redoes it): %s\n", op.Undoes, op.Thread, op.Thread, op.Detail)
+			return true, nil
+		}
 		to := fmt.Sprintf("run %d", op.ToRun)
 		if op.Target != "" {
 			to = fmt.Sprintf("%s (run %d)", op.Target, op.ToRun)
 		}
-		fmt.Fprintf(a.stdout, "rolled back %s to %s: %s\n", op.Thread, to, op.Detail)
+		fmt.Fprintf(a.stdout, "rolled back %s to %s (`nexus rollback %s --undo` undoes it): %s\n", op.Thread, to, op.Thread, op.Detail)
 		return true, nil
 	})
 }

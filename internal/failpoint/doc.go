@@ -24,6 +24,7 @@ var Names = []string{
 	"step.started.after",    // a worker step's start is durable, before it runs
 	"step.done.before",      // a worker step ran, before its completion is journaled
 	"checkpoint.capture",    // a checkpoint capture is about to run (refs not yet updated)
+	"rollback.safety",       // a rollback or undo is about to save the workspace as it is
 	"rollback.files.before", // a rollback's restore of the files is about to run
 	"rollback.files.after",  // the files are restored, before the kernel hears of it
 }

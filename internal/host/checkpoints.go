@@ -75,13 +75,16 @@ func (c *checkpointer) drain(ws string) {
 func (c *checkpointer) capture(e core.Effect) core.Observation {
 	o := core.Observation{Kind: core.ObsCheckpoint, Thread: e.Thread, Run: e.Run, Key: e.Scope}
 	failpoint.Hit("checkpoint.capture")
+	if core.IsSafetyScope(e.Scope) {
+		failpoint.Hit("rollback.safety")
+	}
 	cp, err := c.m.Capture(c.ctx, e.Workspace, e.Thread, e.Scope)
 	if err != nil {
 		o.CheckpointStatus, o.Error = core.CkError, err.Error()
 		return o
 	}
 	o.CheckpointStatus, o.Commit, o.Ref = core.CkReady, cp.Commit, cp.Ref
-	if e.Scope != core.ScopeBase {
+	if e.Scope != core.ScopeBase && !core.IsSafetyScope(e.Scope) {
 		c.stats(e, &cp, &o)
 	}
 	return o
