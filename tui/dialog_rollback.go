@@ -26,10 +26,16 @@ import (
 type rollbackTarget struct {
 	run int
 	cp  *core.Checkpoint
+	// undo: undo this operation, the thread's last rollback (or undo:
+	// a redo), instead of going to a run.
+	undo *core.Operation
 }
 
 // same reports whether two targets are the same place.
 func (t rollbackTarget) same(o rollbackTarget) bool {
+	if t.undo != nil || o.undo != nil {
+		return t.undo != nil && o.undo != nil
+	}
 	if t.cp == nil || o.cp == nil {
 		return t.cp == nil && o.cp == nil && t.run == o.run
 	}
@@ -39,6 +45,8 @@ func (t rollbackTarget) same(o rollbackTarget) bool {
 // name is "run 3", "before run 1", "mark/1" or "the subagent in run 2".
 func (t rollbackTarget) name() string {
 	switch {
+	case t.undo != nil:
+		return "before " + opName(t.undo.ID)
 	case t.cp == nil:
 		return target(t.run)
 	case t.cp.Node != "":
@@ -71,6 +79,8 @@ func (actMark) isAction() {}
 // command is the rollback command for a target.
 func (a actRollback) command() core.Command {
 	switch {
+	case a.to.undo != nil:
+		return core.Command{Kind: core.CmdRollbackUndo, Thread: a.thread}
 	case a.to.cp == nil:
 		return core.Command{Kind: core.CmdRollbackToRun, Thread: a.thread, Run: a.to.run}
 	case a.to.cp.Node != "":
@@ -293,6 +303,14 @@ func newRollbackDialog(st *core.State, th *core.Thread) *rollbackDialog {
 		items = append(items, pickItem{label: "before run 1", note: "the workspace as the thread found it"})
 		targets = append(targets, rollbackTarget{})
 	}
+	if op := undoable(st, th.ID); op != nil {
+		label := "undo the last rollback"
+		if op.Undoes != "" {
+			label = "redo the rollback the last undo reversed"
+		}
+		items = append([]pickItem{{label: label, note: "files and runs as they were before it"}}, items...)
+		targets = append([]rollbackTarget{{undo: op}}, targets...)
+	}
 	d.list.items = items
 	for _, t := range targets {
 		d.plans = append(d.plans, planTarget(st, th.ID, t))
@@ -301,6 +319,23 @@ func newRollbackDialog(st *core.State, th *core.Thread) *rollbackDialog {
 	d.targets = targets
 	d.list.pick = func(i int) action { return actRollback{thread: id, to: targets[i]} }
 	return d
+}
+
+// undoable is the thread's last operation if rollback.undo can undo it:
+// completed, with its safety checkpoint, and no run started since.
+func undoable(st *core.State, thread string) *core.Operation {
+	var last *core.Operation
+	for k := 1; ; k++ {
+		op := st.Operations[thread+"/rollback"+itoa(k)]
+		if op == nil {
+			break
+		}
+		last = op
+	}
+	if last == nil || last.Status != core.OpCompleted || last.Safety == "" || len(st.RunsOf(thread)) > last.Runs {
+		return nil
+	}
+	return last
 }
 
 // scopeCheckpoints are a thread's ready subagent and mark checkpoints by
@@ -333,6 +368,15 @@ func scopeCheckpoints(st *core.State, thread string) (nodes, marks map[int][]*co
 // planTarget is the plan of a rollback to a target: a run's, or for a
 // mark or a subagent, its run's with a word on what that means.
 func planTarget(st *core.State, thread string, t rollbackTarget) rollbackPlan {
+	if t.undo != nil {
+		what := "the rollback to " + opTarget(t.undo)
+		if t.undo.Undoes != "" {
+			what = "the last undo"
+		}
+		return rollbackPlan{name: t.name(), within: fmt.Sprintf("Puts every file back as it was just before %s (%s), "+
+			"hand edits and other threads' files included, and the runs it changed back to their statuses. "+
+			"It was saved then; doing this is undone the same way.", what, opName(t.undo.ID))}
+	}
 	p := planRollback(st, thread, t.run)
 	if t.cp == nil {
 		return p
@@ -499,6 +543,8 @@ func (m *Model) rollbackStarted(c core.Command, rec *core.Receipt) tea.Cmd {
 // subagent of run 2.
 func opTarget(op *core.Operation) string {
 	switch {
+	case op.Undoes != "":
+		return "before " + opName(op.Undoes)
 	case op.Target == "":
 		return target(op.ToRun)
 	case strings.Contains(op.Target, "/cp/node/"):
@@ -506,6 +552,9 @@ func opTarget(op *core.Operation) string {
 	}
 	return scopeName(op.Target)
 }
+
+// opName is an operation id without its thread: "rollback2".
+func opName(id string) string { return id[strings.LastIndexByte(id, '/')+1:] }
 
 // opOutcome puts how a rollback ended in the status line.
 func (m *Model) opOutcome(op *core.Operation) tea.Cmd {

@@ -328,3 +328,46 @@ func TestRollbackOutcomeBeforeReceiptStays(t *testing.T) {
 		t.Errorf("status line %q, want the outcome that already arrived", hs.m.flash.text)
 	}
 }
+
+// After a rollback, the dialog's first item undoes it: enter shows what
+// it does, a second enter submits rollback.undo; after an undo the item
+// is a redo.
+func TestRollbackDialogOffersUndo(t *testing.T) {
+	j := newJournal(t)
+	j.thread("t1", "tidy the repo", core.ThreadIdle, 2, sec)
+	j.checkpoint("t1", 0, core.CkReady, 0)
+	j.run("t1", 1, core.RunCompleted, "write hello to notes.txt", 2*sec, 3*sec)
+	j.checkpoint("t1", 1, core.CkReady, 0, fc("A", "notes.txt", 1, 0))
+	j.run("t1", 2, core.RunRolledBack, "fix main.go", 4*sec, 6*sec)
+	op := core.Operation{ID: "t1/rollback1", Kind: core.OpRollback, Thread: "t1", ToRun: 1, Step: core.StepDone,
+		Status: core.OpCompleted, Safety: "abc", Runs: 2, Changes: []core.OpChange{{ID: "t1/2", From: "completed", To: "rolled_back"}}}
+	j.add(core.Event{Type: core.EvOperation, Thread: "t1", Payload: core.Payload{Operation: &op}})
+	hs := newHarness(t, j.st, 120, 40)
+	hs.press("ctrl+z")
+	d := hs.m.dialogs[0].(*rollbackDialog)
+	if d.list.items[0].label != "undo the last rollback" {
+		t.Fatalf("first item %q, want the undo:\n%s", d.list.items[0].label, hs.screen())
+	}
+	if scr := hs.screen(); !strings.Contains(scr, "just before the rollback to run 1") || !strings.Contains(scr, "(rollback1), hand edits") {
+		t.Fatalf("the undo item does not say what it does:\n%s", scr)
+	}
+	hs.press("enter", "enter")
+	if c := hs.lastCmd(); len(hs.b.submitted()) != 1 || c.Kind != core.CmdRollbackUndo || c.Thread != "t1" {
+		t.Fatalf("submitted %+v, want one rollback.undo of t1", hs.b.submitted())
+	}
+
+	undo := core.Operation{ID: "t1/rollback2", Kind: core.OpRollback, Thread: "t1", ToRun: 2, Step: core.StepDone, Target: "t1/cp/safety/rollback1",
+		Status: core.OpCompleted, Safety: "def", Undoes: "t1/rollback1", Runs: 2}
+	j2 := newJournal(t)
+	j2.thread("t1", "tidy the repo", core.ThreadIdle, 2, sec)
+	j2.checkpoint("t1", 1, core.CkReady, 0)
+	j2.run("t1", 1, core.RunCompleted, "write hello to notes.txt", 2*sec, 3*sec)
+	j2.run("t1", 2, core.RunCompleted, "fix main.go", 4*sec, 6*sec)
+	j2.add(core.Event{Type: core.EvOperation, Thread: "t1", Payload: core.Payload{Operation: &op}})
+	j2.add(core.Event{Type: core.EvOperation, Thread: "t1", Payload: core.Payload{Operation: &undo}})
+	hs2 := newHarness(t, j2.st, 120, 40)
+	hs2.press("ctrl+z")
+	if l := hs2.m.dialogs[0].(*rollbackDialog).list.items[0].label; l != "redo the rollback the last undo reversed" {
+		t.Fatalf("after an undo the first item is %q, want the redo", l)
+	}
+}
