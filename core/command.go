@@ -102,6 +102,9 @@ type Command struct {
 	// Checkpoint: rollback.to_run restores this checkpoint of the thread
 	// (a mark or a node's, by id) instead of run Run's.
 	Checkpoint string `json:"checkpoint,omitempty"`
+	// Force: a rollback overwrites paths changed since by someone else
+	// (by hand, by another thread) instead of keeping them.
+	Force bool `json:"force,omitempty"`
 }
 
 // InputError is an input that cannot form a valid command. It is refused at

@@ -88,9 +88,13 @@ func captureStatus(s CheckpointStatus) EffectStatus { return EffectStatus(s) }
 
 // captureEffect asks for a checkpoint of a thread's workspace.
 func (t *tx) captureEffect(th *Thread, run, scope string, ordinal int) {
-	t.effect(Effect{Key: CheckpointID(th.ID, scope) + ":capture", Kind: EffCheckpoint, Class: ClassIdempotent,
-		Thread: th.ID, Run: run, Scope: scope, Workspace: th.Workspace, Commit: t.st.ParentCommit(th.ID, ordinal)},
-		t.st.Effect(CheckpointID(th.ID, scope)+":capture") == nil)
+	e := Effect{Key: CheckpointID(th.ID, scope) + ":capture", Kind: EffCheckpoint, Class: ClassIdempotent,
+		Thread: th.ID, Run: run, Scope: scope, Workspace: th.Workspace, Commit: t.st.ParentCommit(th.ID, ordinal)}
+	if r := t.st.Runs[run]; r != nil && scope == RunScope(ordinal) {
+		e.Own = true
+		e.Paths, e.Windows = t.st.ownOf(r, t.at)
+	}
+	t.effect(e, t.st.Effect(e.Key) == nil)
 }
 
 // releaseAwaiting starts the turn of a run that waited for the thread's
@@ -130,6 +134,7 @@ func (t *tx) observeCheckpoint(o *Observation) {
 	}
 	if o.Key != ScopeBase && !IsSafetyScope(o.Key) && c.Status == CkReady {
 		c.Files, c.MoreFiles = capFiles(o.Files, o.MoreFiles)
+		c.Own, c.Outside = o.Own && isRun, o.Outside
 	}
 	if cur := t.st.Checkpoints[c.ID]; cur == nil || !cur.same(&c) {
 		t.emit(EvCheckpoint, Event{Thread: th.ID, Correlation: th.ID, Payload: Payload{Checkpoint: &c}})
@@ -199,7 +204,7 @@ func (t *tx) rollback(c *Command) *Rejection {
 	if cp == nil || cp.Status != CkReady {
 		return reject(ReasonInvalidState, "rollback --to-run %d: %s; nothing was changed", c.Run, t.st.notReady(th.ID, scope, cp))
 	}
-	t.startRollback(th, cp)
+	t.startRollback(th, cp, c.Force)
 	return nil
 }
 
@@ -329,7 +334,8 @@ func (t *tx) putOp(op Operation) {
 // first time, and issued again as is when resumed.
 func (t *tx) restoreEffect(op *Operation, th *Thread) {
 	t.effect(Effect{Key: op.ID + ":restore", Kind: EffRestore, Class: ClassIdempotent, Thread: th.ID,
-		Workspace: th.Workspace, Commit: op.Commit, Scope: op.ID, Since: t.st.sinceOf(op)}, t.st.Effect(op.ID+":restore") == nil)
+		Workspace: th.Workspace, Commit: op.Commit, Scope: op.ID, Since: t.st.sinceOf(op),
+		From: op.From, Only: op.Only, AllPaths: op.AllPaths, Force: op.Force}, t.st.Effect(op.ID+":restore") == nil)
 }
 
 // observeRestored finishes a rollback once its files are restored, or
@@ -348,6 +354,15 @@ func (t *tx) observeRestored(o *Observation) {
 		return
 	}
 	c.Detail += "; files: " + orDefault(o.Text, "restored")
+	c.Changed, c.ChangedAll = capPaths(o.Paths), o.PathsAll || len(o.Paths) > maxOpPaths
+	if c.ChangedAll {
+		c.Changed = nil
+	}
+	if len(o.Kept) > 0 {
+		c.Kept = capPaths(o.Kept)
+		c.Detail += fmt.Sprintf("; kept %d path(s) changed since by hand or by another thread: %s (`nexus rollback %s --undo`, then again with --force, overwrites them)",
+			len(o.Kept), strings.Join(c.Kept, ", "), op.Thread)
+	}
 	switch {
 	case op.Undoes != "":
 		c.Detail += "; the files and runs are as they were before " + op.Undoes

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -197,7 +198,7 @@ func (t *tx) rollbackScope(c *Command) *Rejection {
 		return reject(ReasonInvalidState, "%s: it belongs to run %d, which a rollback dropped; `nexus rollback %s --undo` brings the run back",
 			what, cp.Run, th.ID)
 	}
-	t.startRollback(th, cp)
+	t.startRollback(th, cp, c.Force)
 	return nil
 }
 
@@ -228,13 +229,24 @@ func (t *tx) laterRuns(thread string, n int) bool {
 // startRollback journals a rollback operation to a checkpoint: the
 // provider step first (only when runs after the checkpoint's run leave
 // the conversation), then the files.
-func (t *tx) startRollback(th *Thread, cp *Checkpoint) {
+func (t *tx) startRollback(th *Thread, cp *Checkpoint, force bool) {
+	runs := t.st.RunsOf(th.ID)
 	op := Operation{ID: t.st.nextOpID(th.ID), Kind: OpRollback, Thread: th.ID, ToRun: cp.Run,
 		Step: StepSafety, Status: OpRunning, Commit: cp.Commit, Marks: t.st.MarkCount(th.ID),
-		Changes: t.st.rollbackChanges(th.ID, cp.Run), Runs: len(t.st.RunsOf(th.ID))}
+		Changes: t.st.rollbackChanges(th.ID, cp.Run), Runs: len(runs), Force: force}
 	if cp.Scope != ScopeBase && cp.Scope != RunScope(cp.Run) {
 		op.Target = cp.ID
 	}
+	// The files go back from where the thread left them, and only the
+	// paths its undone runs changed.
+	if len(runs) > 0 {
+		op.From = t.st.ParentCommit(th.ID, runs[len(runs)-1].Ordinal+1)
+	}
+	afterMark := 0
+	if k, ok := strings.CutPrefix(cp.Scope, markScopePrefix); ok {
+		afterMark, _ = strconv.Atoi(k)
+	}
+	op.Only, op.AllPaths = t.st.ownPaths(th.ID, cp.Run, op.Target != "", afterMark)
 	t.putOp(op)
 	t.receipt.Op = op.ID
 	t.captureSafety(&op, th)

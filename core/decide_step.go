@@ -26,6 +26,9 @@ func (t *tx) stepStarted(r *Run, a *Attempt, o *Observation) {
 		c = t.makeNode(a, "step:"+o.Key, NodeWorkerStep, o.Parent, o.Title)
 	}
 	c.Action, c.Status, c.EndedAt = o.Action, NodeRunning, 0
+	if len(o.Paths) > 0 {
+		c.Paths = cleanPaths(o.Paths)
+	}
 	t.putNode(c)
 	n := t.st.Node(c.ID)
 	rec := &EffectRecord{Key: o.Key, Kind: EffWorkerStep, Class: orDefault(o.Class, ClassIrreversible), Run: r.ID,

@@ -1,6 +1,9 @@
 package core
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // observe folds a provider observation into the current attempt. An
 // observation for an attempt that is not the run's current one, or for a
@@ -67,13 +70,17 @@ func (t *tx) observe(o *Observation) {
 		if o.Text != "" {
 			c.Text = o.Text
 		}
+		changedPaths := false
+		if len(o.Paths) > 0 && !slices.Equal(o.Paths, c.Paths) {
+			c.Paths, changedPaths = cleanPaths(o.Paths), true
+		}
 		if o.NodeStatus != "" && o.NodeStatus != c.Status {
 			c.Status = o.NodeStatus
 			if c.Status != NodeRunning {
 				c.EndedAt = t.at
 			}
 		}
-		if c != *n {
+		if changedPaths || !sameNode(&c, n) {
 			t.putNode(c)
 			if n.Status == NodeRunning && c.Status != NodeRunning {
 				t.captureNode(r, a, &c)

@@ -155,7 +155,12 @@ func (t *tx) undo(c *Command) *Rejection {
 	}
 	op := Operation{ID: t.st.nextOpID(th.ID), Kind: OpRollback, Thread: th.ID, Step: StepSafety, Status: OpRunning,
 		Undoes: last.ID, Commit: last.Safety, Target: CheckpointID(th.ID, SafetyScope(last.ID)),
-		Marks: t.st.MarkCount(th.ID), Runs: len(t.st.RunsOf(th.ID))}
+		Marks: t.st.MarkCount(th.ID), Runs: len(t.st.RunsOf(th.ID)), Force: c.Force}
+	if last.From != "" {
+		// Only what the undone operation changed goes back, from where it
+		// left those paths.
+		op.From, op.Only, op.AllPaths = last.Commit, last.Changed, last.ChangedAll
+	}
 	for _, ch := range last.Changes {
 		op.Changes = append(op.Changes, OpChange{ID: ch.ID, From: t.st.statusOf(ch.ID), To: ch.From})
 	}

@@ -85,6 +85,26 @@ type Effect struct {
 	// Since: for a restore of a checkpoint that is not a run's own, the
 	// run checkpoint to compare the restored files with afterwards.
 	Since string `json:"since,omitempty"`
+	// Own (a run's capture): list only the run's own changes: Paths its
+	// agent reported writing, and paths modified during one of Windows
+	// (its commands and tool calls, unix nanos); count the rest.
+	Own     bool     `json:"own,omitempty"`
+	Paths   []string `json:"paths,omitempty"`
+	Windows []Window `json:"windows,omitempty"`
+	// A restore changes only paths that differ between From (the state
+	// the thread left) and Commit, and of those only Only unless
+	// AllPaths; a path whose file differs from From now is kept unless
+	// Force.
+	From     string   `json:"from,omitempty"`
+	Only     []string `json:"only,omitempty"`
+	AllPaths bool     `json:"allPaths,omitempty"`
+	Force    bool     `json:"force,omitempty"`
+}
+
+// Window is a span of time, unix nanos.
+type Window struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
 }
 
 // Turn is everything a provider needs to run one attempt: the conversation

@@ -107,6 +107,17 @@ type Observation struct {
 	Commit           string           `json:"commit,omitempty"`
 	Files            []FileChange     `json:"files,omitempty"`
 	MoreFiles        int              `json:"moreFiles,omitempty"`
+	// Own and Outside: the capture listed the run's own changes only and
+	// counted Outside others (Checkpoint.Own).
+	Own     bool `json:"own,omitempty"`
+	Outside int  `json:"outside,omitempty"`
+	// Paths: the files a step or tool call wrote (ObsStepStarted,
+	// ObsNode); for ObsRestored, the paths the restore wrote or removed
+	// (PathsAll: more than it lists), and Kept those it left because
+	// someone else changed them since.
+	Paths    []string `json:"paths,omitempty"`
+	PathsAll bool     `json:"pathsAll,omitempty"`
+	Kept     []string `json:"kept,omitempty"`
 }
 
 // TimerFired is a deadline reached. Key names what was scheduled.

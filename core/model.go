@@ -272,6 +272,9 @@ type Node struct {
 	Action string `json:"action,omitempty" msgpack:"ac,omitempty"`
 	Exit   int    `json:"exitCode,omitempty" msgpack:"ex,omitempty"`
 	Hash   string `json:"blake3,omitempty" msgpack:"h,omitempty"`
+	// Paths are the files the step or tool call wrote, as the agent
+	// reported them (relative to the workspace, slash-separated).
+	Paths []string `json:"paths,omitempty" msgpack:"ps,omitempty"`
 }
 
 // Request is an app-owned approval or user-input request.
@@ -385,6 +388,12 @@ type Checkpoint struct {
 	// MoreFiles counts the rest.
 	Files     []FileChange `json:"files,omitempty" msgpack:"fs,omitempty"`
 	MoreFiles int          `json:"moreFiles,omitempty" msgpack:"mf,omitempty"`
+	// Own: Files (and MoreFiles) are the run's own changes only, each
+	// with who made it (FileChange.By); Outside counts the other paths
+	// that changed in the directory meanwhile (by hand, by another
+	// thread). A checkpoint without Own lists every change.
+	Own     bool `json:"own,omitempty" msgpack:"ow,omitempty"`
+	Outside int  `json:"outside,omitempty" msgpack:"ou,omitempty"`
 }
 
 // MaxCheckpointFiles bounds Checkpoint.Files (part of the journal format).
@@ -400,7 +409,17 @@ type FileChange struct {
 	Added   int    `json:"added" msgpack:"a,omitempty"`
 	Deleted int    `json:"deleted" msgpack:"d,omitempty"`
 	Binary  bool   `json:"binary" msgpack:"b,omitempty"`
+	// By says how the run changed it, in a checkpoint with Own: ByAgent
+	// (a write the agent reported), ByCommand (it changed while one of
+	// the run's commands or tool calls ran).
+	By string `json:"by,omitempty" msgpack:"by,omitempty"`
 }
+
+// Who changed a file (FileChange.By).
+const (
+	ByAgent   = "agent"
+	ByCommand = "command"
+)
 
 // Operation is a journaled multi-step operation (a rollback): its current
 // step survives a crash, so `nexus resume` finishes it.
@@ -439,6 +458,22 @@ type Operation struct {
 	// Runs is how many runs the thread had when the operation started:
 	// an undo applies only while no run came after.
 	Runs int `json:"runs,omitempty" msgpack:"rn,omitempty"`
+	// From is the commit the thread left the workspace at (what a path
+	// is compared with to tell that someone else changed it since).
+	// Only are the paths the operation may change (the undone runs' own
+	// changes; for an undo, what the undone operation changed), or with
+	// AllPaths any path that differs. Force overwrites a path changed
+	// since by someone else; without it such a path is kept and listed in
+	// Kept.
+	From     string   `json:"from,omitempty" msgpack:"fr,omitempty"`
+	Only     []string `json:"only,omitempty" msgpack:"on,omitempty"`
+	AllPaths bool     `json:"allPaths,omitempty" msgpack:"al,omitempty"`
+	Force    bool     `json:"force,omitempty" msgpack:"fo,omitempty"`
+	Kept     []string `json:"kept,omitempty" msgpack:"kp,omitempty"`
+	// Changed are the paths its restore wrote or removed (nil with
+	// ChangedAll: too many to list).
+	Changed    []string `json:"changed,omitempty" msgpack:"cd,omitempty"`
+	ChangedAll bool     `json:"changedAll,omitempty" msgpack:"ca,omitempty"`
 }
 
 // OpChange is one status an operation changes: a run's (ID is a run id)

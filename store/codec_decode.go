@@ -239,6 +239,8 @@ func decNode(r *reader) *core.Node {
 			v.Exit = int(r.int())
 		case "h":
 			v.Hash = r.str()
+		case "ps":
+			v.Paths = r.strs()
 		case "ea":
 			v.EndedAt = r.int()
 		default:

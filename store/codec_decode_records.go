@@ -196,6 +196,10 @@ func decCheckpoint(r *reader) *core.Checkpoint {
 			v.Files = decFileChanges(r)
 		case "mf":
 			v.MoreFiles = int(r.int())
+		case "ow":
+			v.Own = r.bool()
+		case "ou":
+			v.Outside = int(r.int())
 		default:
 			r.skip()
 		}
@@ -224,6 +228,8 @@ func decFileChanges(r *reader) []core.FileChange {
 				f.Deleted = int(r.int())
 			case "b":
 				f.Binary = r.bool()
+			case "by":
+				f.By = r.str()
 			default:
 				r.skip()
 			}
@@ -297,6 +303,20 @@ func decOperation(r *reader) *core.Operation {
 			v.Provider = decProviderThread(r)
 		case "rn":
 			v.Runs = int(r.int())
+		case "fr":
+			v.From = r.str()
+		case "on":
+			v.Only = r.strs()
+		case "al":
+			v.AllPaths = r.bool()
+		case "fo":
+			v.Force = r.bool()
+		case "kp":
+			v.Kept = r.strs()
+		case "cd":
+			v.Changed = r.strs()
+		case "ca":
+			v.ChangedAll = r.bool()
 		default:
 			r.skip()
 		}

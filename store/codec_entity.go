@@ -130,6 +130,7 @@ func encNode(e *enc, n *core.Node) {
 	o.strOmit("ac", n.Action)
 	o.intOmit("ex", int64(n.Exit))
 	o.strOmit("h", n.Hash)
+	o.strsOmit("ps", n.Paths)
 	o.end()
 }
 
@@ -269,10 +270,13 @@ func encCheckpoint(e *enc, c *core.Checkpoint) {
 			fo.intOmit("a", int64(f.Added))
 			fo.intOmit("d", int64(f.Deleted))
 			fo.boolOmit("b", f.Binary)
+			fo.strOmit("by", f.By)
 			fo.end()
 		}
 	}
 	o.intOmit("mf", int64(c.MoreFiles))
+	o.boolOmit("ow", c.Own)
+	o.intOmit("ou", int64(c.Outside))
 	o.end()
 }
 
@@ -311,6 +315,13 @@ func encOperation(e *enc, op *core.Operation) {
 		encProviderThread(e, op.Provider)
 	}
 	o.intOmit("rn", int64(op.Runs))
+	o.strOmit("fr", op.From)
+	o.strsOmit("on", op.Only)
+	o.boolOmit("al", op.AllPaths)
+	o.boolOmit("fo", op.Force)
+	o.strsOmit("kp", op.Kept)
+	o.strsOmit("cd", op.Changed)
+	o.boolOmit("ca", op.ChangedAll)
 	o.end()
 }
 

@@ -209,6 +209,9 @@ func (sc *scenario) capture(files []core.FileChange, more int, errText string) {
 	} else {
 		o.CheckpointStatus, o.Commit, o.Ref = core.CkReady, fmt.Sprintf("%040x", sc.at), "refs/nexus/checkpoints/"+e.Thread+"/"+e.Scope
 		o.Files, o.MoreFiles = files, more
+		if len(files) > 0 && files[0].By != "" {
+			o.Own, o.Outside = true, 1
+		}
 	}
 	sc.report(o)
 }
@@ -216,8 +219,12 @@ func (sc *scenario) capture(files []core.FileChange, more int, errText string) {
 // restore answers the oldest restore effect.
 func (sc *scenario) restore(status core.EffectStatus, text, errText string, dirty bool) {
 	e := sc.pending(core.EffRestore)
-	sc.report(core.Observation{Kind: core.ObsRestored, Thread: e.Thread, Key: e.Scope, EffectStatus: status, Text: text,
-		Error: errText, Dirty: dirty})
+	o := core.Observation{Kind: core.ObsRestored, Thread: e.Thread, Key: e.Scope, EffectStatus: status, Text: text,
+		Error: errText, Dirty: dirty}
+	if status == core.EffCompleted {
+		o.Paths, o.Kept = []string{"a.txt"}, []string{"hand.txt"}
+	}
+	sc.report(o)
 }
 
 func scenarioCommits(t *testing.T) []core.Commit {
@@ -240,7 +247,7 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	sc.obs("t1", core.Observation{Kind: core.ObsPlan, Key: core.PlanKeyProposed, Items: []core.PlanItem{{Text: "look", Status: core.ItemPending}}})
 	sc.obs("t1", core.Observation{Kind: core.ObsNode, Key: "sub", NodeKind: core.NodeSubagent, Title: "subagent: write a"})
 	sc.obs("t1", core.Observation{Kind: core.ObsStepStarted, Key: "s1", Parent: "sub", Action: "write_file",
-		Class: core.ClassReversible, Title: "write_file a.txt", Hash: "h1", PreHash: "h0"})
+		Class: core.ClassReversible, Title: "write_file a.txt", Hash: "h1", PreHash: "h0", Paths: []string{"a.txt"}})
 	sc.obs("t1", core.Observation{Kind: core.ObsStepDone, Key: "s1", EffectStatus: core.EffCompleted, Text: "wrote 12 bytes", Hash: "h1"})
 	sc.obs("t1", core.Observation{Kind: core.ObsNode, Key: "tool", Parent: "sub", Title: "grep", Text: "3 matches"})
 	sc.obs("t1", core.Observation{Kind: core.ObsNode, Key: "tool", NodeStatus: core.NodeFailed})
@@ -275,7 +282,7 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	sc.obs("t1", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptFailed, Error: "the model gave up"})
 	sc.capture(nil, 0, "checkpoint: too many files")
 	sc.obs("t1", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptCompleted})
-	sc.capture([]core.FileChange{{Path: "c.txt", Status: "D", Deleted: 4}}, 0, "")
+	sc.capture([]core.FileChange{{Path: "c.txt", Status: "D", Deleted: 4, By: core.ByCommand}}, 0, "")
 	sc.cmd(core.Command{Kind: core.CmdCheckpoint, Thread: "t1"})
 	sc.capture(nil, 0, "")
 	sc.cmd(core.Command{Kind: core.CmdRollbackToRun, Thread: "t1", Run: 2}) // its checkpoint is in error: rejected

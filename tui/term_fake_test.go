@@ -114,6 +114,13 @@ func (f *fakeTerms) ResizeTerminal(ctx context.Context, thread string, cols, row
 	return nil
 }
 
+// attached reports whether the thread has a feed now.
+func (f *fakeTerms) attached(thread string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.feeds[thread] != nil
+}
+
 // write sends a chunk on the thread's current feed.
 func (f *fakeTerms) write(t testing.TB, thread string, c core.TermChunk) {
 	t.Helper()

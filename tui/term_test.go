@@ -278,6 +278,8 @@ func TestTermStuckNeverBlocks(t *testing.T) {
 	update(keyMsg("ctrl+g")) // the grid attaches both
 	hs.pump("both panes", func() bool { return len(hs.m.terms.panes) == 2 })
 	hs.pumpScreen("flood flood")
+	// Each pane attaches in its own reader: wait for the quiet one too.
+	hs.pump("s2 attached", func() bool { return ft.attached("s2") })
 	ft.write(t, "s2", core.TermChunk{Data: []byte("quiet output")})
 	hs.pumpScreen("quiet output")
 	update(keyMsg("esc"))

@@ -16,6 +16,7 @@ func (a *app) cmdRollback(ctx context.Context, args []string) error {
 	node := fs.String("to-node", "", "a subagent node whose checkpoint to restore (its id in `thread show --json`)")
 	mark := fs.String("to-checkpoint", "", "a checkpoint to restore: its id, or its scope (mark/1)")
 	undo := fs.Bool("undo", false, "undo the thread's last rollback: files and runs as they were before it (again: redo)")
+	force := fs.Bool("force", false, "overwrite files changed since by hand or by another thread (kept otherwise)")
 	pos, err := parseArgs(fs, args, 1, 1, "nexus rollback THREAD --to-run N | --to-node NODE | --to-checkpoint CP | --undo")
 	if err != nil {
 		return err
@@ -39,6 +40,7 @@ func (a *app) cmdRollback(ctx context.Context, args []string) error {
 			cmd.Checkpoint = core.CheckpointID(pos[0], *mark)
 		}
 	}
+	cmd.Force = *force
 	return a.submitFollow(ctx, cmd, func(sub *core.Subscription, rec *core.Receipt) error {
 		return a.waitOp(ctx, sub, rec.Op)
 	})
@@ -78,15 +80,26 @@ func (a *app) waitOp(ctx context.Context, sub *core.Subscription, id string) err
 		}
 		if op.Undoes != "" {
 			fmt.Fprintf(a.stdout, "undid %s of %s (`nexus rollback %s --undo` again redoes it): %s\n", op.Undoes, op.Thread, op.Thread, op.Detail)
-			return true, nil
+			return true, keptErr(op)
 		}
 		to := fmt.Sprintf("run %d", op.ToRun)
 		if op.Target != "" {
 			to = fmt.Sprintf("%s (run %d)", op.Target, op.ToRun)
 		}
 		fmt.Fprintf(a.stdout, "rolled back %s to %s (`nexus rollback %s --undo` undoes it): %s\n", op.Thread, to, op.Thread, op.Detail)
-		return true, nil
+		return true, keptErr(op)
 	})
+}
+
+// keptErr is exit 1 naming the paths a rollback kept because someone
+// else changed them since: the rest is done, and --force overwrites them.
+func keptErr(op *core.Operation) error {
+	if len(op.Kept) == 0 {
+		return nil
+	}
+	return failErr("rollback %s kept %d path(s) changed since by hand or by another thread: %s; "+
+		"the rest is rolled back; to overwrite them too: `nexus rollback %s --undo`, then the same rollback with --force",
+		op.ID, len(op.Kept), strings.Join(op.Kept, ", "), op.Thread)
 }
 
 // follow applies the subscription's events to its state until done says

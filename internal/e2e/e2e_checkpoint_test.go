@@ -50,8 +50,8 @@ func TestE2ECheckpointFiles(t *testing.T) {
 	if err := json.Compact(&compact, []byte(before)); err != nil {
 		t.Fatal(err)
 	}
-	for _, field := range []string{`"files":[{"path":"a.txt","status":"M","added":1,"deleted":1,"binary":false}`,
-		`{"path":"b.txt","status":"A","added":1,"deleted":0,"binary":false}]`} {
+	for _, field := range []string{`"files":[{"path":"a.txt","status":"M","added":1,"deleted":1,"binary":false,"by":"agent"}`,
+		`{"path":"b.txt","status":"A","added":1,"deleted":0,"binary":false,"by":"agent"}],"own":true`} {
 		if !strings.Contains(compact.String(), field) {
 			t.Fatalf("thread show --json lacks %s:\n%s", field, before)
 		}

@@ -82,11 +82,14 @@ func undoSetup(t *testing.T, e *env) string {
 	return th
 }
 
-// Every rollback can be undone, and an undo redone: rollback to run 1,
-// undo, undo (redo), undo again; after each step the workspace equals,
-// byte for byte with modes and symlinks, what it was before the step
-// that the undo reverses, hand edits included, and the runs' statuses
-// match. In a git repository and in a plain directory (shadow repository).
+// Every rollback can be undone, and an undo redone, and a rollback
+// changes only what its thread changed: rollback to run 1 keeps the hand
+// edit of a.txt (which run 2 also changed), says so and exits 1, and
+// leaves the hand-made script and symlink alone; undo, undo (redo), undo
+// again; then --force overwrites a.txt, and undo brings the hand edit
+// back. After each step the workspace equals, byte for byte with modes
+// and symlinks, what it was before the step the undo reverses, and the
+// runs' statuses match. In a git repository and in a plain directory.
 func TestE2ERollbackUndoRedo(t *testing.T) {
 	t.Parallel()
 	for _, repo := range []bool{true, false} {
@@ -98,12 +101,15 @@ func TestE2ERollbackUndoRedo(t *testing.T) {
 			}
 			th := undoSetup(t, e)
 			before, beforeRuns := snapshotWS(t, e.ws), e.runStatuses(th)
-			if out := e.must("rollback", th, "--to-run", "1"); !strings.Contains(out, "--undo") {
-				t.Fatalf("rollback said %q; want it to say how to undo it", out)
+			r := e.run("rollback", th, "--to-run", "1")
+			if r.code != 1 || !strings.Contains(r.out, "--undo") || !strings.Contains(r.err, "kept 1 path(s) changed since by hand or by another thread: a.txt") ||
+				!strings.Contains(r.err, "--force") {
+				t.Fatalf("rollback over a hand edit: exit %d, %q %q; want exit 1 naming a.txt and --force", r.code, r.out, r.err)
 			}
 			after, afterRuns := snapshotWS(t, e.ws), e.runStatuses(th)
-			if after == before || afterRuns != "completed,rolled_back" {
-				t.Fatalf("the rollback changed nothing: runs %s, files:\n%s", afterRuns, after)
+			if afterRuns != "completed,rolled_back" || strings.Contains(after, "\nb.txt ") || !strings.Contains(after, `and a hand edit`) ||
+				!strings.Contains(after, "hand.sh") || !strings.Contains(after, "link ->") {
+				t.Fatalf("after the rollback: runs %s, files\n%s\nwant b.txt gone and the hand edit, hand.sh and link kept", afterRuns, after)
 			}
 			for i, want := range []struct{ files, runs, name string }{
 				{before, beforeRuns, "undo"}, {after, afterRuns, "redo"}, {before, beforeRuns, "undo of the redo"},
@@ -119,10 +125,23 @@ func TestE2ERollbackUndoRedo(t *testing.T) {
 					t.Fatalf("step %d, %s: runs %s, want %s", i, want.name, got, want.runs)
 				}
 			}
+			// --force overwrites the hand edit with run 1's a.txt; undo
+			// brings it back byte for byte.
+			e.must("rollback", th, "--to-run", "1", "--force")
+			if a, _ := e.readWS("a.txt"); a != "one\n" {
+				t.Fatalf("a.txt = %q after the forced rollback, want run 1's", a)
+			}
+			if forced := snapshotWS(t, e.ws); !strings.Contains(forced, "hand.sh") || !strings.Contains(forced, "link ->") {
+				t.Fatalf("the forced rollback removed files its thread never wrote:\n%s", forced)
+			}
+			e.must("rollback", th, "--undo")
+			if got := snapshotWS(t, e.ws); got != before || e.runStatuses(th) != beforeRuns {
+				t.Fatalf("the undo of the forced rollback: runs %s, files\n%s\nwant\n%s", e.runStatuses(th), got, before)
+			}
 			// Undo reverses only the last step: once a run came after
 			// it, it says what to do instead.
 			e.must("send", th, "list the files")
-			r := e.run("rollback", th, "--undo")
+			r = e.run("rollback", th, "--undo")
 			if r.code != 1 || !strings.Contains(r.err, "rollback --undo: run 3 started after") || !strings.Contains(r.err, "--to-run") {
 				t.Fatalf("undo after a new run: exit %d, %q", r.code, r.err)
 			}
@@ -191,9 +210,9 @@ func TestE2ERollbackUndoCrash(t *testing.T) {
 			th := undoSetup(t, e)
 			before, beforeRuns := snapshotWS(t, e.ws), e.runStatuses(th)
 
-			crash(t, e, point, "rollback", th, "--to-run", "1")
+			crash(t, e, point, "rollback", th, "--to-run", "1", "--force")
 			after, afterRuns := snapshotWS(t, e.ws), e.runStatuses(th)
-			if afterRuns != "completed,rolled_back" || strings.Contains(after, "b.txt") {
+			if afterRuns != "completed,rolled_back" || strings.Contains(after, "\nb.txt ") {
 				t.Fatalf("after the resumed rollback: runs %s, files\n%s", afterRuns, after)
 			}
 

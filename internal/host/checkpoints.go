@@ -3,7 +3,10 @@ package host
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/internal/failpoint"
@@ -96,24 +99,74 @@ func (c *checkpointer) capture(e core.Effect) core.Observation {
 // must not lose it, so it is recorded ready without files and the failure
 // goes in its reason.
 func (c *checkpointer) stats(e core.Effect, cp *checkpoint.Checkpoint, o *core.Observation) {
+	o.Own = e.Own
 	if e.Commit != "" && cp.Parent == e.Commit && cp.Changed == 0 {
 		return // Capture counted no change against that same parent
 	}
 	d, err := c.m.Stats(c.ctx, e.Workspace, e.Commit, cp.Commit)
 	if err != nil {
+		o.Own = false
 		o.Error = "checkpoint captured, but its file list is not recorded: " + err.Error()
 		return
 	}
-	o.Files = make([]core.FileChange, len(d.Files))
-	for i, f := range d.Files {
-		o.Files[i] = core.FileChange{Path: f.Path, Status: f.Status, Added: f.Added, Deleted: f.Deleted, Binary: f.Binary}
+	own := map[string]bool{}
+	for _, p := range e.Paths {
+		own[p] = true
 	}
+	for _, f := range d.Files {
+		fc := core.FileChange{Path: f.Path, Status: f.Status, Added: f.Added, Deleted: f.Deleted, Binary: f.Binary}
+		if e.Own {
+			switch {
+			case own[f.Path]:
+				fc.By = core.ByAgent
+			case changedDuring(filepath.Join(e.Workspace, filepath.FromSlash(f.Path)), f.Status, e.Windows):
+				fc.By = core.ByCommand
+			default:
+				o.Outside++ // by hand or by another thread
+				continue
+			}
+		}
+		o.Files = append(o.Files, fc)
+	}
+}
+
+// windowSlack widens a command's window for file systems that keep
+// modification times coarsely.
+const windowSlack = 10 * time.Millisecond
+
+// changedDuring reports whether a file changed while one of windows
+// ran: its modification time falls in one; a deleted file, which has
+// none, counts when there is any window at all.
+func changedDuring(path, status string, windows []core.Window) bool {
+	if len(windows) == 0 {
+		return false
+	}
+	if status == "D" {
+		return true
+	}
+	st, err := os.Lstat(path)
+	if err != nil {
+		return true // gone since: as for a deleted file
+	}
+	t := st.ModTime().UnixNano()
+	for _, w := range windows {
+		if t >= w.From-int64(windowSlack) && t <= w.To+int64(windowSlack) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *checkpointer) restore(e core.Effect) core.Observation {
 	o := core.Observation{Kind: core.ObsRestored, Thread: e.Thread, Key: e.Scope}
 	failpoint.Hit("rollback.files.before")
-	r, err := c.m.Restore(c.ctx, e.Workspace, e.Thread, e.Commit)
+	var r checkpoint.Restored
+	var err error
+	if e.From != "" {
+		r, err = c.m.RestoreOnly(c.ctx, e.Workspace, e.Thread, e.Commit, e.From, e.Only, e.Force)
+	} else {
+		r, err = c.m.Restore(c.ctx, e.Workspace, e.Thread, e.Commit)
+	}
 	failpoint.Hit("rollback.files.after")
 	if err != nil {
 		o.EffectStatus, o.Error = core.EffFailed, err.Error()
@@ -121,6 +174,11 @@ func (c *checkpointer) restore(e core.Effect) core.Observation {
 	}
 	o.EffectStatus = core.EffCompleted
 	o.Text = fmt.Sprintf("%d file(s) restored, %d removed", len(r.Written), len(r.Removed))
+	o.Paths = append(append([]string(nil), r.Written...), r.Removed...)
+	if len(o.Paths) > maxRestoredPaths {
+		o.Paths, o.PathsAll = nil, true
+	}
+	o.Kept = r.Kept
 	if len(r.Skipped) > 0 {
 		o.Text += fmt.Sprintf(", %d left alone (%v)", len(r.Skipped), r.Skipped)
 	}
@@ -133,6 +191,11 @@ func (c *checkpointer) restore(e core.Effect) core.Observation {
 	}
 	return o
 }
+
+// maxRestoredPaths bounds the paths a restore reports (the operation
+// journals them, for its undo); beyond it the undo restores every path
+// that differs.
+const maxRestoredPaths = 1000
 
 // wait blocks until running effects have reported.
 func (c *checkpointer) wait() { c.wg.Wait() }

@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/nexus-tui/nexus/internal/failpoint"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/nexus-tui/nexus/internal/failpoint"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/providers/builtin/llm"
@@ -47,6 +49,24 @@ func actionKind(name string) string {
 func hashHex(b []byte) string {
 	h := blake3.Sum256(b)
 	return hex.EncodeToString(h[:])
+}
+
+// writes is the file a write or edit step changes, relative to the
+// workspace (the run's own change, which a rollback may undo); none for
+// other steps.
+func writes(c llm.ToolCall, workspace string) []string {
+	if c.Name != workers.ActionWriteFile && c.Name != workers.ActionEditFile || c.Args["path"] == "" {
+		return nil
+	}
+	p := c.Args["path"]
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(workspace, p)
+		if err != nil {
+			return nil
+		}
+		p = rel
+	}
+	return []string{filepath.ToSlash(filepath.Clean(p))}
 }
 
 func argsOf(c llm.ToolCall) workers.Args {
@@ -171,7 +191,7 @@ func (s *stepper) unknown(ctx context.Context, why string) (outcome, error) {
 func (s *stepper) execute(ctx context.Context, class core.EffectClass, hash, pre string) (outcome, error) {
 	c := s.call
 	start := core.Observation{Kind: core.ObsStepStarted, Key: s.key, Action: c.Name, Class: class,
-		Title: describe(c), Hash: hash, PreHash: pre}
+		Title: describe(c), Hash: hash, PreHash: pre, Paths: writes(c, s.turn.Workspace)}
 	if err := s.rec(start); err != nil {
 		return outcome{}, errTurnGone
 	}

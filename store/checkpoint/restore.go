@@ -20,6 +20,9 @@ type Restored struct {
 	// Skipped are paths that still differ and were left alone: untracked
 	// nested repositories, submodules, paths below a symbolic link.
 	Skipped []string
+	// Kept (RestoreOnly): paths changed since by someone else, left as
+	// they are.
+	Kept []string
 }
 
 // maxPasses bounds the restore loop; two passes are the common case.
