@@ -38,6 +38,15 @@
 //     composer.go, status.go (banner, spinner and status line), grid.go
 //     (the multi-agent grid). Every pane returns lines of exactly its
 //     width, and render lays them side by side row by row.
+//   - The composer (composer.go) is a bubbles textarea. A paste of more
+//     than 10 lines or 2 KiB (foldLines, foldBytes) is kept aside as a
+//     paste block and shown as one token, "[pasted 400 lines · 371 KB]"
+//     (paste.go); the draft's text is the textarea's with each token
+//     replaced by its paste. After every key, paste_edit.go keeps the
+//     tokens whole: an edit that reaches into one removes the whole
+//     paste, and the cursor steps over it. So the textarea holds only
+//     what was typed, and a key costs the same with a 400 KB draft as
+//     with none (BenchmarkKeyToFramePaste).
 //   - diff_view.go is the diff view (ctrl+d): one run's unified diff
 //     over the whole screen but the banner and the status line, fetched
 //     through Options.Diff by a tea.Cmd.
@@ -47,9 +56,11 @@
 //     of what changes, and a second enter; m marks the workspace now; the
 //     rollback's outcome in the status line and the transcript) are the
 //     dialogs; dialogs.go has the stack, help and quit.
-//   - prefs.go keeps the pane proportions the person chose in
-//     STATE_DIR/tui.json (read by Run before the program starts, written
-//     by a Cmd, atomically, newest wins).
+//   - prefs.go keeps the pane proportions the person chose and each
+//     thread's draft in STATE_DIR/tui.json (read by Run before the
+//     program starts, written by a Cmd, atomically, newest wins). A
+//     draft is kept expanded, with the byte ranges that were pastes
+//     (draftPastes), and folded again when it comes back.
 //   - submit.go turns intents into tea.Cmds that capture the backend and the
 //     command by value. Update and View never block and never do I/O; even
 //     the new thread's workspace is checked inside the Cmd. Every timer
