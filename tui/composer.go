@@ -215,7 +215,9 @@ func (m *Model) renderComposer(r rect) []string {
 	return out
 }
 
-// composerEdge is the composer's top edge with the send mode highlighted.
+// composerEdge is the composer's top edge with the send mode highlighted
+// and, at its right end, the draft's size once it has more than one line
+// (a narrow edge keeps the mode and drops the size).
 func (m *Model) composerEdge(title string, w int, th *core.Thread) string {
 	bs, ts := m.st.Border, m.st.Title
 	if m.focus == focusComposer {
@@ -223,6 +225,15 @@ func (m *Model) composerEdge(title string, w int, th *core.Thread) string {
 	}
 	mode := sendMode(m.state, th)
 	head := strings.TrimSuffix(title, " · "+mode)
+	if count := m.composer.countLabel(); count != "" {
+		count = " " + count + " "
+		if room := w - 10 - len(mode) - ansi.StringWidth(count); room >= 12 {
+			label := " " + trunc(head, room) + " · "
+			line := bs.Render("╭─") + ts.Render(label) + m.st.Mode.Render(mode+" ")
+			fill := w - 2 - ansi.StringWidth(line) - ansi.StringWidth(count)
+			return line + bs.Render(strings.Repeat("─", max(0, fill))) + ts.Render(count) + bs.Render("─╮")
+		}
+	}
 	label := " " + trunc(head, max(1, w-8-len(mode))) + " · "
 	line := bs.Render("╭─") + ts.Render(label) + m.st.Mode.Render(mode+" ")
 	return ansi.Truncate(line+bs.Render(strings.Repeat("─", max(0, w))), w-1, "") + bs.Render("╮")

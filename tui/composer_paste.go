@@ -114,3 +114,38 @@ func cursorOffset(text string, row, col int) int {
 	}
 	return off
 }
+
+// size is the draft's line count and bytes, pastes included, without
+// expanding it: the composer's edge shows them on every frame.
+func (c *composer) size() (lines, bytes int) {
+	v := c.ta.Value()
+	if v == "" && len(c.blocks) == 0 {
+		return 0, 0
+	}
+	nl, bytes := strings.Count(v, "\n"), len(v)
+	for _, b := range c.blocks {
+		nl += b.nl
+		bytes += len(b.text) - len(b.tok)
+	}
+	endsNL := strings.HasSuffix(v, "\n")
+	if n := len(c.blocks); n > 0 && c.blocks[n-1].end() == len(v) {
+		endsNL = strings.HasSuffix(c.blocks[n-1].text, "\n")
+	}
+	if !endsNL {
+		nl++
+	}
+	return nl, bytes
+}
+
+// countLabel is what the composer's edge says about a draft of more than
+// one line: "12 lines", or "400 lines · 371 KB" from a kilobyte on.
+func (c *composer) countLabel() string {
+	lines, bytes := c.size()
+	if lines <= 1 {
+		return ""
+	}
+	if bytes < 1<<10 {
+		return linesLabel(lines)
+	}
+	return linesLabel(lines) + " · " + sizeLabel(bytes)
+}

@@ -46,7 +46,9 @@
 //     tokens whole: an edit that reaches into one removes the whole
 //     paste, and the cursor steps over it. So the textarea holds only
 //     what was typed, and a key costs the same with a 400 KB draft as
-//     with none (BenchmarkKeyToFramePaste).
+//     with none (BenchmarkKeyToFramePaste). The composer's top edge shows
+//     a draft of more than one line's size, "400 lines · 371 KB", counted
+//     without expanding it.
 //   - diff_view.go is the diff view (ctrl+d): one run's unified diff
 //     over the whole screen but the banner and the status line, fetched
 //     through Options.Diff by a tea.Cmd.

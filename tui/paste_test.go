@@ -23,7 +23,7 @@ func manyLines(n int) string {
 	return b.String()
 }
 
-// A bracketed paste of 400 lines shows as one token;
+// A bracketed paste of 400 lines shows as one token and a line count;
 // enter sends exactly what was pasted.
 func TestLargePasteFoldsIntoAToken(t *testing.T) {
 	hs := newHarness(t, demoState(t), 120, 40)
@@ -34,8 +34,10 @@ func TestLargePasteFoldsIntoAToken(t *testing.T) {
 		t.Fatalf("the composer's input holds %q, want the token %q", trunc(got, 80), tok)
 	}
 	scr := hs.screen()
-	if !strings.Contains(scr, tok) {
-		t.Errorf("the screen does not show %q:\n%s", tok, scr)
+	for _, want := range []string{tok, "400 lines · " + sizeLabel(len(text)) + " ─╮"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the screen does not show %q:\n%s", want, scr)
+		}
 	}
 	hs.checkScreen(120, 40)
 	hs.press("enter")
@@ -104,6 +106,30 @@ func TestSmallPasteIsTyped(t *testing.T) {
 	if got := hs.m.composer.ta.Value(); got != "one\ntwo\nthree" || len(hs.m.composer.blocks) != 0 {
 		t.Errorf("a 3-line paste gave the input %q and %d tokens", got, len(hs.m.composer.blocks))
 	}
+}
+
+// The composer's edge counts the draft's lines once there is more than
+// one, pastes included.
+func TestComposerShowsItsLineCount(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.typeText("one line")
+	if strings.Contains(hs.screen(), "1 line") {
+		t.Errorf("a one-line draft shows a line count:\n%s", hs.screen())
+	}
+	for _, l := range []string{"two", "three"} {
+		hs.press("ctrl+j")
+		hs.typeText(l)
+	}
+	if !strings.Contains(hs.screen(), " 3 lines ─╮") {
+		t.Errorf("a 3-line draft does not say so on the composer's edge:\n%s", hs.screen())
+	}
+	hs.press("ctrl+j")
+	hs.send(tea.PasteMsg{Content: manyLines(400)})
+	size := sizeLabel(len(hs.m.composer.value()))
+	if want := " 403 lines · " + size + " ─╮"; !strings.Contains(hs.screen(), want) {
+		t.Errorf("the edge does not show %q:\n%s", want, hs.screen())
+	}
+	hs.checkSizes(resizeSizes)
 }
 
 // validatingBackend refuses commands as the host's edge does.
