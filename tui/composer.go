@@ -45,6 +45,9 @@ func newComposer(st themes.Styles, keys KeyMap) composer {
 	ta.KeyMap.PageUp = key.NewBinding(key.WithDisabled())
 	ta.KeyMap.PageDown = key.NewBinding(key.WithDisabled())
 	ta.KeyMap.SelectAll = key.NewBinding(key.WithDisabled())
+	// ctrl+u clears the whole draft (KeyMap.ClearDraft), not the line
+	// before the cursor.
+	ta.KeyMap.DeleteBeforeCursor = key.NewBinding(key.WithDisabled())
 	s := textarea.DefaultStyles(st.Theme.Name != themes.Light)
 	for _, ss := range []*textarea.StyleState{&s.Focused, &s.Blurred} {
 		ss.Base = st.InputText
@@ -122,12 +125,9 @@ func (c *composer) take() draft {
 	return d
 }
 
-// clear empties the input (ctrl+c on a draft).
-func (c *composer) clear() {
-	c.ta.Reset()
-	c.blocks = nil
-	c.hist = len(c.history)
-}
+// clear empties the input (ctrl+u, ctrl+c on a draft). The draft goes into
+// the history first, so up brings it back.
+func (c *composer) clear() { c.take() }
 
 // remember adds a draft to the history, unless it is blank or the newest
 // entry already.

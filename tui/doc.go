@@ -132,7 +132,8 @@
 // One KeyMap (keys.go) is the source of every key and of the help dialog
 // (f1 everywhere, ? when not typing):
 //
-//	ctrl+c        quit (asks first while runs are active)
+//	ctrl+c        clear the draft; on an empty one quit (asks first while
+//	              runs are active)
 //	ctrl+n        new thread dialog (provider profile, title, workspace)
 //	ctrl+o        open the oldest approval or question waiting for you
 //	ctrl+y        resume the selected thread's run a host restart interrupted
@@ -159,6 +160,8 @@
 //	ctrl+q, alt+q send as a new run queued after the active one
 //	ctrl+r, alt+r send and restart the active run with it
 //	alt+enter, ctrl+j, shift+enter   new line in the composer
+//	ctrl+u        clear the whole draft, pastes and all (up brings it
+//	              back: a cleared draft goes into the history)
 //	up/down       composer history (when the input is empty)
 //	esc           leave the composer; close a dialog; from a thread zoomed
 //	              out of the grid, back to the grid

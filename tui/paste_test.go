@@ -132,6 +132,28 @@ func TestComposerShowsItsLineCount(t *testing.T) {
 	hs.checkSizes(resizeSizes)
 }
 
+// ctrl+u clears the whole draft, pastes and all; up brings it back.
+func TestClearDraftKey(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.typeText("first ")
+	hs.send(tea.PasteMsg{Content: manyLines(40)})
+	hs.press("ctrl+j")
+	hs.typeText("last line")
+	want := hs.m.composer.value()
+	hs.press("ctrl+u")
+	if !hs.m.composer.empty() || hs.quit {
+		t.Fatalf("ctrl+u left %q in the composer (quit %v)", hs.m.composer.value(), hs.quit)
+	}
+	if !strings.Contains(hs.screen(), "draft cleared") {
+		t.Errorf("ctrl+u does not say the draft was cleared:\n%s", hs.screen())
+	}
+	hs.press("up")
+	if got := hs.m.composer.value(); got != want || len(hs.m.composer.blocks) != 1 {
+		t.Errorf("up after ctrl+u brought back %q with %d tokens, want the draft with its paste folded",
+			trunc(got, 80), len(hs.m.composer.blocks))
+	}
+}
+
 // validatingBackend refuses commands as the host's edge does.
 type validatingBackend struct{ *stubBackend }
 

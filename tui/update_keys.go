@@ -64,7 +64,7 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 			// first; on an empty one it quits.
 			m.composer.clear()
 			m.relayout()
-			return m.setFlash("draft cleared; ctrl+c again quits", false), true
+			return m.setFlash("draft cleared (up brings it back); ctrl+c again quits", false), true
 		}
 		return m.quit(), true
 	case key.Matches(k, m.keys.Help):
@@ -134,6 +134,13 @@ func (m *Model) composerKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Leave):
 		m.setFocus(focusThreads)
 		return nil
+	case key.Matches(k, m.keys.ClearDraft):
+		if m.composer.empty() {
+			return nil
+		}
+		m.composer.clear()
+		m.relayout()
+		return m.setFlash("draft cleared (up brings it back)", false)
 	case key.Matches(k, m.keys.HistoryPrev) && (m.composer.empty() || m.composer.browsing()):
 		m.composer.historyStep(-1)
 		m.relayout()
