@@ -34,7 +34,9 @@
 //   - Panes are plain render functions over the model: threads.go,
 //     conversation.go, run_view.go and node_view.go (the transcript: a
 //     tree of runs and nodes with a fold cursor, cursor.go; run_files.go
-//     the files each run's checkpoint changed), todos.go,
+//     the files each run's checkpoint changed; msg_fold.go folds a
+//     message of the person's of more than 12 lines or 4 KiB to its first
+//     4 rows), todos.go,
 //     composer.go, status.go (banner, spinner and status line), grid.go
 //     (the multi-agent grid). Every pane returns lines of exactly its
 //     width, and render lays them side by side row by row.
@@ -166,8 +168,9 @@
 //	esc           leave the composer; close a dialog; from a thread zoomed
 //	              out of the grid, back to the grid
 //	j/k, g/G, /, q, ?   lists and transcript when not typing
-//	up/down, enter/space   transcript: move the cursor between runs and
-//	              steps, open or close the one under it; i writes
+//	up/down, enter/space   transcript: move the cursor between runs,
+//	              steps and long messages, open or close the one under
+//	              it (a click opens or folds a long message); i writes
 //	arrows, enter, esc     grid: move, zoom into the thread, leave
 //	y / a / n     allow once / allow always / deny in an approval dialog
 //	ctrl+f        zoom the selected thread's terminal to the whole screen

@@ -132,7 +132,7 @@ func DefaultKeyMap() KeyMap {
 		Bottom:   bind("end", "last thread / follow the transcript", "end"),
 		Filter:   bind("ctrl+k", "find a thread by name", "ctrl+k"),
 		Open:     bind("enter", "write to the selected thread", "enter"),
-		Toggle:   bind("enter", "open or close the run or step at the cursor", "enter"),
+		Toggle:   bind("enter", "open or close the run, step or message at the cursor", "enter"),
 		QuitIdle: bind("q", "close this (help, confirm dialogs)", "q"),
 		HelpIdle: bind("?", "this help (grid)", "?"),
 

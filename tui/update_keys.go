@@ -392,6 +392,7 @@ func (m *Model) handleClick(c tea.MouseClickMsg) {
 		}
 	case m.lay.main.contains(mo.X, mo.Y):
 		m.setFocus(focusMain)
+		m.clickMessage(mo.Y)
 	case m.lay.composer.contains(mo.X, mo.Y):
 		m.setFocus(focusComposer)
 	}
