@@ -44,12 +44,13 @@ func (c *composer) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// paste takes a bracketed paste: a large one is folded into a token at the
-// cursor (replacing a selection, as a paste does), a small one is typed.
+// paste takes a bracketed paste, cleaned (a CR LF line break is one line
+// break, not two): a large one is folded into a token at the cursor
+// (replacing a selection, as a paste does), a small one is typed.
 func (c *composer) paste(content string) tea.Cmd {
 	text := cleanPaste(content)
 	if !foldsAway(text) {
-		return c.update(tea.PasteMsg{Content: content})
+		return c.update(tea.PasteMsg{Content: text})
 	}
 	if c.ta.HasSelection() {
 		c.update(tea.PasteMsg{})

@@ -99,10 +99,11 @@ func TestBackspaceRemovesTheWholePaste(t *testing.T) {
 	}
 }
 
-// A small paste is typed into the input as it always was.
+// A small paste is typed into the input as it always was; a CR LF line
+// break in it is one line break.
 func TestSmallPasteIsTyped(t *testing.T) {
 	hs := newHarness(t, demoState(t), 120, 40)
-	hs.send(tea.PasteMsg{Content: "one\ntwo\nthree"})
+	hs.send(tea.PasteMsg{Content: "one\r\ntwo\r\nthree"})
 	if got := hs.m.composer.ta.Value(); got != "one\ntwo\nthree" || len(hs.m.composer.blocks) != 0 {
 		t.Errorf("a 3-line paste gave the input %q and %d tokens", got, len(hs.m.composer.blocks))
 	}
