@@ -6,7 +6,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/themes"
@@ -14,12 +13,18 @@ import (
 
 // composer is the multi-line message input with a history of what was
 // sent. Enter is handled by the root model (it sends); the textarea only
-// ever inserts newlines on the Newline keys.
+// ever inserts newlines on the Newline keys. Large pastes are folded into
+// tokens (paste.go): the textarea holds the typed text and the tokens,
+// blocks the pastes.
 type composer struct {
-	ta      textarea.Model
-	history []string
+	ta textarea.Model
+	// blocks are the folded pastes, in the order of their tokens.
+	// Invariant: each block's token lies at its offset in ta.Value(),
+	// tokens do not overlap, and the cursor is never strictly inside one.
+	blocks  []pasteBlock
+	history []draft
 	// hist is the history entry shown while browsing; len(history) when
-	// not browsing.
+	// not browsing. An edit ends browsing.
 	hist int
 }
 
@@ -40,6 +45,9 @@ func newComposer(st themes.Styles, keys KeyMap) composer {
 	ta.KeyMap.PageUp = key.NewBinding(key.WithDisabled())
 	ta.KeyMap.PageDown = key.NewBinding(key.WithDisabled())
 	ta.KeyMap.SelectAll = key.NewBinding(key.WithDisabled())
+	// ctrl+u clears the whole draft (KeyMap.ClearDraft), not the line
+	// before the cursor.
+	ta.KeyMap.DeleteBeforeCursor = key.NewBinding(key.WithDisabled())
 	s := textarea.DefaultStyles(st.Theme.Name != themes.Light)
 	for _, ss := range []*textarea.StyleState{&s.Focused, &s.Blurred} {
 		ss.Base = st.InputText
@@ -70,10 +78,24 @@ func newInput(st themes.Styles, placeholder string) textinput.Model {
 	return in
 }
 
-func (c *composer) focus()        { c.ta.Focus() }
-func (c *composer) blur()         { c.ta.Blur() }
-func (c *composer) value() string { return c.ta.Value() }
-func (c *composer) empty() bool   { return c.ta.Value() == "" }
+func (c *composer) focus() { c.ta.Focus() }
+func (c *composer) blur()  { c.ta.Blur() }
+
+// draft is the composer's content in full, pastes expanded.
+func (c *composer) draft() draft { return expand(c.ta.Value(), c.blocks) }
+
+// value is the text a send would carry.
+func (c *composer) value() string { return c.draft().text }
+
+func (c *composer) empty() bool { return len(c.blocks) == 0 && c.ta.Value() == "" }
+
+// blank reports whether there is nothing to send: no text but spaces.
+func (c *composer) blank() bool {
+	if len(c.blocks) == 0 {
+		return strings.TrimSpace(c.ta.Value()) == ""
+	}
+	return strings.TrimSpace(c.value()) == ""
+}
 
 // lines is how many rows the input wants at width w: its lines of text,
 // long ones counted as wrapped. It stops counting at limit.
@@ -93,33 +115,43 @@ func (c *composer) setSize(w, h int) {
 	c.ta.SetHeight(max(1, h))
 }
 
-// take empties the input, records the text in the history and returns it.
-func (c *composer) take() string {
-	text := c.ta.Value()
+// take empties the input, records the draft in the history and returns
+// it.
+func (c *composer) take() draft {
+	d := c.draft()
 	c.ta.Reset()
-	if strings.TrimSpace(text) != "" && (len(c.history) == 0 || c.history[len(c.history)-1] != text) {
-		c.history = append(c.history, text)
+	c.blocks = nil
+	c.remember(d)
+	return d
+}
+
+// clear empties the input (ctrl+u, ctrl+c on a draft). The draft goes into
+// the history first, so up brings it back.
+func (c *composer) clear() { c.take() }
+
+// remember adds a draft to the history, unless it is blank or the newest
+// entry already.
+func (c *composer) remember(d draft) {
+	if strings.TrimSpace(d.text) != "" && (len(c.history) == 0 || c.history[len(c.history)-1].text != d.text) {
+		c.history = append(c.history, d)
 		if len(c.history) > maxHistory {
 			c.history = c.history[len(c.history)-maxHistory:]
 		}
 	}
 	c.hist = len(c.history)
-	return text
 }
 
-// restore puts text back after a failed send, unless the user already
+// restore puts a draft back after a failed send, unless the user already
 // typed something new.
-func (c *composer) restore(text string) {
+func (c *composer) restore(d draft) {
 	if c.empty() {
-		c.ta.SetValue(text)
+		c.load(d)
 	}
 }
 
 // browsing reports whether the input shows a history entry unchanged, so
 // up and down keep walking the history.
-func (c *composer) browsing() bool {
-	return c.hist < len(c.history) && c.ta.Value() == c.history[c.hist]
-}
+func (c *composer) browsing() bool { return c.hist < len(c.history) }
 
 // historyStep walks the history: -1 older, +1 newer. Past the newest it
 // empties the input.
@@ -131,17 +163,12 @@ func (c *composer) historyStep(d int) {
 	if n < 0 || n > len(c.history) {
 		return
 	}
-	c.hist = n
-	c.ta.Reset()
 	if n < len(c.history) {
-		c.ta.SetValue(c.history[n])
+		c.load(c.history[n])
+	} else {
+		c.load(draft{})
 	}
-}
-
-func (c *composer) update(msg tea.Msg) tea.Cmd {
-	var cmd tea.Cmd
-	c.ta, cmd = c.ta.Update(msg)
-	return cmd
+	c.hist = n
 }
 
 // sendMode is what Enter will do for the selected thread, as shown next
@@ -188,7 +215,9 @@ func (m *Model) renderComposer(r rect) []string {
 	return out
 }
 
-// composerEdge is the composer's top edge with the send mode highlighted.
+// composerEdge is the composer's top edge with the send mode highlighted
+// and, at its right end, the draft's size once it has more than one line
+// (a narrow edge keeps the mode and drops the size).
 func (m *Model) composerEdge(title string, w int, th *core.Thread) string {
 	bs, ts := m.st.Border, m.st.Title
 	if m.focus == focusComposer {
@@ -196,22 +225,22 @@ func (m *Model) composerEdge(title string, w int, th *core.Thread) string {
 	}
 	mode := sendMode(m.state, th)
 	head := strings.TrimSuffix(title, " · "+mode)
+	if count := m.composer.countLabel(); count != "" {
+		count = " " + count + " "
+		if room := w - 10 - len(mode) - ansi.StringWidth(count); room >= 12 {
+			label := " " + trunc(head, room) + " · "
+			line := bs.Render("╭─") + ts.Render(label) + m.st.Mode.Render(mode+" ")
+			fill := w - 2 - ansi.StringWidth(line) - ansi.StringWidth(count)
+			return line + bs.Render(strings.Repeat("─", max(0, fill))) + ts.Render(count) + bs.Render("─╮")
+		}
+	}
 	label := " " + trunc(head, max(1, w-8-len(mode))) + " · "
 	line := bs.Render("╭─") + ts.Render(label) + m.st.Mode.Render(mode+" ")
 	return ansi.Truncate(line+bs.Render(strings.Repeat("─", max(0, w))), w-1, "") + bs.Render("╮")
 }
 
-// reset empties the input (ctrl+c on a draft).
-func (c *composer) reset() {
-	c.ta.Reset()
-	c.hist = len(c.history)
-}
-
 // setDraft replaces the input with a thread's draft.
-func (c *composer) setDraft(text string) {
-	c.ta.Reset()
-	if text != "" {
-		c.ta.SetValue(text)
-	}
+func (c *composer) setDraft(d draft) {
+	c.load(d)
 	c.hist = len(c.history)
 }

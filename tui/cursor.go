@@ -13,8 +13,8 @@ import (
 
 // flatItem is a fold item with its line in the whole transcript.
 type flatItem struct {
-	id   string
-	line int
+	id         string
+	line, rows int
 }
 
 // flatItems lists the fold items of rendered blocks in order.
@@ -23,7 +23,7 @@ func flatItems(blocks []runDoc) []flatItem {
 	pos := 0
 	for _, b := range blocks {
 		for _, it := range b.items {
-			out = append(out, flatItem{id: it.id, line: pos + it.line})
+			out = append(out, flatItem{id: it.id, line: pos + it.line, rows: it.rows})
 		}
 		pos += len(b.lines)
 	}
@@ -119,6 +119,8 @@ func (m *Model) toggleFold() {
 		run = n.Run
 		w, _ := m.mainSize()
 		cut = len(wrap(n.Text, max(1, w-4))) > maxToolLines || n.Kind == core.NodeLLMCall
+	} else if r, ok := msgRun(id); ok {
+		run, cut = r, true // a long message starts folded: enter opens it
 	}
 	switch m.folds[id] {
 	case foldClosed:

@@ -34,10 +34,23 @@
 //   - Panes are plain render functions over the model: threads.go,
 //     conversation.go, run_view.go and node_view.go (the transcript: a
 //     tree of runs and nodes with a fold cursor, cursor.go; run_files.go
-//     the files each run's checkpoint changed), todos.go,
+//     the files each run's checkpoint changed; msg_fold.go folds a
+//     message of the person's of more than 12 lines or 4 KiB to its first
+//     4 rows), todos.go,
 //     composer.go, status.go (banner, spinner and status line), grid.go
 //     (the multi-agent grid). Every pane returns lines of exactly its
 //     width, and render lays them side by side row by row.
+//   - The composer (composer.go) is a bubbles textarea. A paste of more
+//     than 10 lines or 2 KiB (foldLines, foldBytes) is kept aside as a
+//     paste block and shown as one token, "[pasted 400 lines · 371 KB]"
+//     (paste.go); the draft's text is the textarea's with each token
+//     replaced by its paste. After every key, paste_edit.go keeps the
+//     tokens whole: an edit that reaches into one removes the whole
+//     paste, and the cursor steps over it. So the textarea holds only
+//     what was typed, and a key costs the same with a 400 KB draft as
+//     with none (BenchmarkKeyToFramePaste). The composer's top edge shows
+//     a draft of more than one line's size, "400 lines · 371 KB", counted
+//     without expanding it.
 //   - diff_view.go is the diff view (ctrl+d): one run's unified diff
 //     over the whole screen but the banner and the status line, fetched
 //     through Options.Diff by a tea.Cmd.
@@ -47,9 +60,11 @@
 //     of what changes, and a second enter; m marks the workspace now; the
 //     rollback's outcome in the status line and the transcript) are the
 //     dialogs; dialogs.go has the stack, help and quit.
-//   - prefs.go keeps the pane proportions the person chose in
-//     STATE_DIR/tui.json (read by Run before the program starts, written
-//     by a Cmd, atomically, newest wins).
+//   - prefs.go keeps the pane proportions the person chose and each
+//     thread's draft in STATE_DIR/tui.json (read by Run before the
+//     program starts, written by a Cmd, atomically, newest wins). A
+//     draft is kept expanded, with the byte ranges that were pastes
+//     (draftPastes), and folded again when it comes back.
 //   - submit.go turns intents into tea.Cmds that capture the backend and the
 //     command by value. Update and View never block and never do I/O; even
 //     the new thread's workspace is checked inside the Cmd. Every timer
@@ -119,7 +134,8 @@
 // One KeyMap (keys.go) is the source of every key and of the help dialog
 // (f1 everywhere, ? when not typing):
 //
-//	ctrl+c        quit (asks first while runs are active)
+//	ctrl+c        clear the draft; on an empty one quit (asks first while
+//	              runs are active)
 //	ctrl+n        new thread dialog (provider profile, title, workspace)
 //	ctrl+o        open the oldest approval or question waiting for you
 //	ctrl+y        resume the selected thread's run a host restart interrupted
@@ -146,12 +162,15 @@
 //	ctrl+q, alt+q send as a new run queued after the active one
 //	ctrl+r, alt+r send and restart the active run with it
 //	alt+enter, ctrl+j, shift+enter   new line in the composer
+//	ctrl+u        clear the whole draft, pastes and all (up brings it
+//	              back: a cleared draft goes into the history)
 //	up/down       composer history (when the input is empty)
 //	esc           leave the composer; close a dialog; from a thread zoomed
 //	              out of the grid, back to the grid
 //	j/k, g/G, /, q, ?   lists and transcript when not typing
-//	up/down, enter/space   transcript: move the cursor between runs and
-//	              steps, open or close the one under it; i writes
+//	up/down, enter/space   transcript: move the cursor between runs,
+//	              steps and long messages, open or close the one under
+//	              it (a click opens or folds a long message); i writes
 //	arrows, enter, esc     grid: move, zoom into the thread, leave
 //	y / a / n     allow once / allow always / deny in an approval dialog
 //	ctrl+f        zoom the selected thread's terminal to the whole screen

@@ -38,6 +38,7 @@ type KeyMap struct {
 	Queue       key.Binding
 	Restart     key.Binding
 	Newline     key.Binding
+	ClearDraft  key.Binding
 	HistoryPrev key.Binding
 	HistoryNext key.Binding
 	Leave       key.Binding
@@ -120,6 +121,7 @@ func DefaultKeyMap() KeyMap {
 		Queue:       bind("ctrl+q/alt+q", "send as a new run queued after the active one", "ctrl+q", "alt+q"),
 		Restart:     bind("ctrl+r/alt+r", "send and restart the active run with it", "ctrl+r", "alt+r"),
 		Newline:     bind("alt+enter/ctrl+j", "new line", "alt+enter", "ctrl+j", "shift+enter"),
+		ClearDraft:  bind("ctrl+u", "clear the whole draft (up brings it back)", "ctrl+u"),
 		HistoryPrev: bind("up", "previous sent message (when the input is empty)", "up"),
 		HistoryNext: bind("down", "next sent message", "down"),
 		Leave:       bind("esc", "leave the input (typing comes back)", "esc"),
@@ -130,7 +132,7 @@ func DefaultKeyMap() KeyMap {
 		Bottom:   bind("end", "last thread / follow the transcript", "end"),
 		Filter:   bind("ctrl+k", "find a thread by name", "ctrl+k"),
 		Open:     bind("enter", "write to the selected thread", "enter"),
-		Toggle:   bind("enter", "open or close the run or step at the cursor", "enter"),
+		Toggle:   bind("enter", "open or close the run, step or message at the cursor", "enter"),
 		QuitIdle: bind("q", "close this (help, confirm dialogs)", "q"),
 		HelpIdle: bind("?", "this help (grid)", "?"),
 
@@ -182,7 +184,7 @@ func (k KeyMap) groups() []keyGroup {
 		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.FocusNext, k.FocusPrev,
 			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Grid,
 			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
-		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.HistoryPrev, k.HistoryNext, k.Leave}},
+		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.ClearDraft, k.HistoryPrev, k.HistoryNext, k.Leave}},
 		{"Threads and transcript (a printable key types into the composer)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom,
 			k.Filter, helpAs(k.Open, "threads: write to it · transcript: open/close a step")}},
 		{"Terminal pane (tab into it: keys go to the program)", []key.Binding{k.TermZoom, k.TermToggle,

@@ -372,7 +372,7 @@ func (m *Model) selectThread(id string) {
 		// draft of its own.
 		if m.selected != "" || m.prefs.Drafts[id] != "" {
 			m.keepDraft()
-			m.composer.setDraft(m.prefs.Drafts[id])
+			m.composer.setDraft(m.prefs.draft(id))
 		}
 	}
 	m.selected = id
@@ -383,24 +383,9 @@ func (m *Model) selectThread(id string) {
 	m.relayout()
 }
 
-// keepDraft stores the composer's text as the selected thread's draft.
+// keepDraft stores the composer's draft as the selected thread's.
 func (m *Model) keepDraft() {
-	text := m.composer.value()
-	if len(text) > maxDraft {
-		text = text[:maxDraft]
-	}
-	if text == "" {
-		if _, ok := m.prefs.Drafts[m.selected]; ok {
-			delete(m.prefs.Drafts, m.selected)
-			m.prefsChanged()
-		}
-		return
-	}
-	if m.prefs.Drafts == nil {
-		m.prefs.Drafts = map[string]string{}
-	}
-	if m.prefs.Drafts[m.selected] != text {
-		m.prefs.Drafts[m.selected] = text
+	if m.prefs.keepDraft(m.selected, m.composer.draft()) {
 		m.prefsChanged()
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
@@ -24,8 +25,65 @@ type prefs struct {
 	// TodoPercent is the todos pane's share of the body height.
 	TodoPercent int `json:"todoPercent,omitempty"`
 	// Drafts are the composer's unsent text per thread ("" for the
-	// screen with no thread), kept across restarts of the UI.
+	// screen with no thread), kept across restarts of the UI, pastes
+	// expanded.
 	Drafts map[string]string `json:"drafts,omitempty"`
+	// DraftPastes are the byte ranges of each draft that were folded
+	// pastes, folded again when the draft comes back. Every kept draft
+	// has an entry, empty when it holds no paste; a draft without one
+	// was kept before pastes were folded (see draft).
+	DraftPastes map[string][]span `json:"draftPastes,omitempty"`
+}
+
+// draft is the kept draft of a thread. A large draft kept before pastes
+// were folded comes back folded whole, so it is quick to edit.
+func (p prefs) draft(id string) draft {
+	text := p.Drafts[id]
+	spans, ok := p.DraftPastes[id]
+	if !ok && foldsAway(text) {
+		spans = []span{{Off: 0, Len: len(text)}}
+	}
+	return draft{text: text, pastes: spans}
+}
+
+// keepDraft stores d as the draft of thread id and reports whether that
+// changed anything. A draft over maxDraft is kept cut, its pastes too.
+func (p *prefs) keepDraft(id string, d draft) bool {
+	if len(d.text) > maxDraft {
+		d.text = d.text[:maxDraft]
+		d.pastes = validSpans(clipSpans(d.pastes, maxDraft), maxDraft)
+	}
+	if d.text == "" {
+		_, ok := p.Drafts[id]
+		delete(p.Drafts, id)
+		delete(p.DraftPastes, id)
+		return ok
+	}
+	spans := append([]span{}, d.pastes...) // never nil: see DraftPastes
+	old, ok := p.DraftPastes[id]
+	if p.Drafts[id] == d.text && ok && slices.Equal(old, spans) {
+		return false
+	}
+	if p.Drafts == nil {
+		p.Drafts = map[string]string{}
+	}
+	if p.DraftPastes == nil {
+		p.DraftPastes = map[string][]span{}
+	}
+	p.Drafts[id], p.DraftPastes[id] = d.text, spans
+	return true
+}
+
+// clipSpans cuts spans at n bytes.
+func clipSpans(spans []span, n int) []span {
+	var out []span
+	for _, s := range spans {
+		if s.Off < n {
+			s.Len = min(s.Len, n-s.Off)
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // maxDraft bounds one kept draft; a longer one is kept cut.
@@ -89,6 +147,7 @@ func (w *prefsWriter) save(p prefs) tea.Cmd {
 	w.version++
 	v := w.version
 	p.Drafts = maps.Clone(p.Drafts) // the event loop goes on changing its own
+	p.DraftPastes = maps.Clone(p.DraftPastes)
 	return func() tea.Msg {
 		w.mu.Lock()
 		defer w.mu.Unlock()

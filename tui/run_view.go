@@ -21,10 +21,11 @@ type runDoc struct {
 }
 
 // foldItem is a place the transcript cursor can stop: a run ("run:" +
-// its id) or a node (its id), starting at line.
+// its id), a node (its id) or a long message (msg_fold.go), starting at
+// line and rows long.
 type foldItem struct {
-	id   string
-	line int
+	id         string
+	line, rows int
 }
 
 // foldState is a run's or node's open/closed state. Default is what the
@@ -43,7 +44,7 @@ func runItem(id string) string { return "run:" + id }
 // add appends lines, recording an item at the first one.
 func (d *runDoc) add(item string, lines ...string) {
 	if item != "" && len(lines) > 0 {
-		d.items = append(d.items, foldItem{id: item, line: len(d.lines)})
+		d.items = append(d.items, foldItem{id: item, line: len(d.lines), rows: len(lines)})
 	}
 	d.lines = append(d.lines, lines...)
 }
@@ -54,9 +55,9 @@ func (d *runDoc) add(item string, lines ...string) {
 func (m *Model) renderRun(r *core.Run, w int) runDoc {
 	var d runDoc
 	d.add(runItem(r.ID), m.runRule(r, w))
-	d.add("", wrapIndent(r.Text, m.st.User.Render("› "), w, m.st.User)...)
-	for _, s := range r.Steers {
-		d.add("", wrapIndent(s, m.st.Steer.Render("  ↪ steer: "), w, m.st.Steer)...)
+	m.addMessage(&d, msgItem(r.ID), r.Text, m.st.User.Render("› "), m.st.User, w)
+	for i, s := range r.Steers {
+		m.addMessage(&d, steerItem(r.ID, i), s, m.st.Steer.Render("  ↪ steer: "), m.st.Steer, w)
 	}
 	attempts := m.state.AttemptsOf(r.ID)
 	if m.folds[runItem(r.ID)] == foldClosed {

@@ -22,8 +22,10 @@ type submitResultMsg struct {
 	cmd core.Command
 	rec *core.Receipt
 	err error
-	// text is the composer text to give back if the send failed.
-	text string
+	// text is the composer text to give back if the send failed, and
+	// pastes the parts of it that were folded pastes.
+	text   string
+	pastes []span
 }
 
 // newCommandID is the client command id: the idempotency receipt, so a
@@ -44,6 +46,17 @@ func (m *Model) submit(cmd core.Command, restoreText string) tea.Cmd {
 		defer cancel()
 		rec, err := b.Submit(sctx, cmd)
 		return submitResultMsg{cmd: cmd, rec: rec, err: err, text: restoreText}
+	}
+}
+
+// submitDraft is submit for a message from the composer: a failed send
+// gives the draft back with its pastes folded as they were.
+func (m *Model) submitDraft(cmd core.Command, d draft) tea.Cmd {
+	send := m.submit(cmd, d.text)
+	return func() tea.Msg {
+		r := send().(submitResultMsg)
+		r.pastes = d.pastes
+		return r
 	}
 }
 
@@ -72,20 +85,20 @@ type createdAndSentMsg struct{ create, send submitResultMsg }
 
 // createAndSend returns a Cmd that creates a thread and sends text to it,
 // for enter on a screen with no thread.
-func (m *Model) createAndSend(p Profile, title, workspace, text string, mode core.SendMode) tea.Cmd {
+func (m *Model) createAndSend(p Profile, title, workspace string, d draft, mode core.SendMode) tea.Cmd {
 	create := m.createThread(p, title, workspace)
 	ctx, b := m.ctx, m.backend
 	return func() tea.Msg {
 		c, _ := create().(submitResultMsg)
 		if c.err != nil || c.rec == nil || c.rec.Reject != nil || c.rec.Thread == "" {
-			c.text = text
+			c.text, c.pastes = d.text, d.pastes
 			return createdAndSentMsg{create: c}
 		}
-		cmd := core.Command{ID: newCommandID(), Kind: core.CmdMessageSend, Thread: c.rec.Thread, Text: text, Mode: mode}
+		cmd := core.Command{ID: newCommandID(), Kind: core.CmdMessageSend, Thread: c.rec.Thread, Text: d.text, Mode: mode}
 		sctx, cancel := context.WithTimeout(ctx, submitTimeout)
 		defer cancel()
 		rec, err := b.Submit(sctx, cmd)
-		return createdAndSentMsg{create: c, send: submitResultMsg{cmd: cmd, rec: rec, err: err, text: text}}
+		return createdAndSentMsg{create: c, send: submitResultMsg{cmd: cmd, rec: rec, err: err, text: d.text, pastes: d.pastes}}
 	}
 }
 
@@ -129,7 +142,7 @@ func (m *Model) submitted(r submitResultMsg) tea.Cmd {
 	what := describe(r.cmd)
 	if r.err != nil {
 		if r.text != "" {
-			m.composer.restore(r.text)
+			m.composer.restore(draft{text: r.text, pastes: r.pastes})
 			m.relayout()
 		}
 		var ie *core.InputError
@@ -140,7 +153,7 @@ func (m *Model) submitted(r submitResultMsg) tea.Cmd {
 	}
 	if r.rec != nil && r.rec.Reject != nil {
 		if r.text != "" {
-			m.composer.restore(r.text)
+			m.composer.restore(draft{text: r.text, pastes: r.pastes})
 			m.relayout()
 		}
 		return m.setFlash(fmt.Sprintf("%s refused (%s): %s", what, r.rec.Reject.Reason, r.rec.Reject.Detail), true)

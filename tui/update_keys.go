@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"strings"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/nexus-tui/nexus/core"
@@ -64,9 +62,9 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		if m.focus == focusComposer && !m.composer.empty() {
 			// The crush and Claude Code habit: ctrl+c clears the draft
 			// first; on an empty one it quits.
-			m.composer.reset()
+			m.composer.clear()
 			m.relayout()
-			return m.setFlash("draft cleared; ctrl+c again quits", false), true
+			return m.setFlash("draft cleared (up brings it back); ctrl+c again quits", false), true
 		}
 		return m.quit(), true
 	case key.Matches(k, m.keys.Help):
@@ -136,6 +134,13 @@ func (m *Model) composerKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Leave):
 		m.setFocus(focusThreads)
 		return nil
+	case key.Matches(k, m.keys.ClearDraft):
+		if m.composer.empty() {
+			return nil
+		}
+		m.composer.clear()
+		m.relayout()
+		return m.setFlash("draft cleared (up brings it back)", false)
 	case key.Matches(k, m.keys.HistoryPrev) && (m.composer.empty() || m.composer.browsing()):
 		m.composer.historyStep(-1)
 		m.relayout()
@@ -240,7 +245,7 @@ func (m *Model) handlePaste(p tea.PasteMsg) tea.Cmd {
 		return nil
 	}
 	m.setFocus(focusComposer)
-	cmd := m.composer.update(p)
+	cmd := m.composer.paste(p.Content)
 	m.relayout()
 	return cmd
 }
@@ -248,7 +253,7 @@ func (m *Model) handlePaste(p tea.PasteMsg) tea.Cmd {
 // send submits the composer's text to the selected thread.
 func (m *Model) send(mode core.SendMode) tea.Cmd {
 	th := m.selectedThread()
-	if strings.TrimSpace(m.composer.value()) == "" {
+	if m.composer.blank() {
 		return nil
 	}
 	if th == nil {
@@ -257,18 +262,18 @@ func (m *Model) send(mode core.SendMode) tea.Cmd {
 		}
 		// The first screen: enter starts a thread with the default
 		// profile in the default workspace, and sends the message to it.
-		text := m.composer.take()
+		d := m.composer.take()
 		m.relayout()
 		p := Profile{Name: "builtin"}
 		if len(m.opts.Profiles) > 0 {
 			p = m.opts.Profiles[0]
 		}
-		return m.createAndSend(p, titleFromMessage(text), m.opts.Workspace, text, mode)
+		return m.createAndSend(p, titleFromMessage(d.text), m.opts.Workspace, d, mode)
 	}
-	text := m.composer.take()
+	d := m.composer.take()
 	m.relayout()
 	m.scrollToBottom()
-	return m.submit(core.Command{Kind: core.CmdMessageSend, Thread: th.ID, Text: text, Mode: mode}, text)
+	return m.submitDraft(core.Command{Kind: core.CmdMessageSend, Thread: th.ID, Text: d.text, Mode: mode}, d)
 }
 
 // interrupt asks the selected thread's active run to stop.
@@ -401,6 +406,7 @@ func (m *Model) handleClick(c tea.MouseClickMsg) {
 		}
 	case m.lay.main.contains(mo.X, mo.Y):
 		m.setFocus(focusMain)
+		m.clickMessage(mo.Y)
 	case m.lay.composer.contains(mo.X, mo.Y):
 		m.setFocus(focusComposer)
 	}
