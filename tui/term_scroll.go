@@ -271,7 +271,7 @@ func (m *Model) scrollTerm(p *termPane, n int) tea.Cmd {
 	case n < 0 && s.alt:
 		return m.setFlash("no scrollback: the program in the terminal uses the whole screen", false)
 	case n < 0 && m.terms.scrollback <= 0:
-		return m.setFlash("no scrollback: this UI keeps none for terminal panes", false)
+		return m.setFlash("no scrollback: the config file sets [ui] scrollback = 0", false)
 	}
 	p.scroll = p.scroll.by(s, m.termViewHeight(), n)
 	return nil

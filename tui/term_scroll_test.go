@@ -244,7 +244,7 @@ func TestTermNoScrollback(t *testing.T) {
 	hs.press("shift+tab")
 	hs.feed(ft, "s1", seqOutput(100))
 	hs.press("shift+pgup")
-	if !strings.Contains(hs.m.flash.text, "keeps none") || strings.Contains(hs.paneFooter(), "scrolled") {
+	if !strings.Contains(hs.m.flash.text, "[ui] scrollback = 0") || strings.Contains(hs.paneFooter(), "scrolled") {
 		t.Errorf("no scrollback: flash %q, footer %q", hs.m.flash.text, hs.paneFooter())
 	}
 	hs2, ft2 := newScrollHarness(t, 0)
