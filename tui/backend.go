@@ -68,6 +68,10 @@ type Options struct {
 	// that ends when the view closes; an error is shown as one line.
 	// nil: the UI says diffs are not available.
 	Diff func(ctx context.Context, thread string, run int) (string, error)
+	// Scrollback is how many lines each terminal pane keeps above its
+	// screen, to scroll back to: 0 is DefaultScrollback, less than 0
+	// none. Each attached pane holds them in memory, as text.
+	Scrollback int
 	// IO replaces the terminal, for tests.
 	IO IO
 }

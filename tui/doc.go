@@ -78,7 +78,8 @@
 //     vt.SafeEmulator and its goroutines; term_feed.go the reader (feed
 //     into the emulator), term_input.go the drain (the emulator's reply
 //     pipe) and the sender (keys, pastes, sizes to the host);
-//     term_view.go draws a pane, the zoom and the notices.
+//     term_view.go draws a pane, the zoom and the notices;
+//     term_scroll.go keeps a pane's scrollback and scrolls it.
 //
 // Goroutines: the Bubble Tea event loop owns the Model; the bridge owns the
 // subscription and talks to the loop only through program.Send; submit
@@ -87,8 +88,12 @@
 // context (its own, under the Model's):
 //
 //   - the reader calls AttachTerminal, writes each chunk into the
-//     emulator (a Reset first resets it, RIS, and takes the PTY's size to
-//     replay, then the pane's), and after each burst (at most a frame of
+//     emulator (a Reset first resets it, RIS, and empties the scrollback,
+//     and takes the PTY's size to replay, then the pane's), moves the
+//     lines each write scrolls off the screen into the pane's scrollback
+//     (rendered text, at most Options.Scrollback lines, 10,000 by
+//     default, in blocks it only appends to, so a published view of
+//     them stays valid), and after each burst (at most a frame of
 //     chunks) publishes a snapshot of the screen and sends termDirtyMsg
 //     only if the previous one was handled (an atomic flag the handler
 //     clears): one message per frame at most, however busy the child.
@@ -179,13 +184,30 @@
 //	              of its agent's last command)
 //	ctrl+]        leave the focused terminal pane (to the composer); zoomed:
 //	              detach back to the normal view
+//	shift+pgup/shift+pgdown   scroll the terminal in the main area or the
+//	              zoom back/forward a page, focused or not (the wheel
+//	              over it: 3 lines a notch); never sent to the program
+//	shift+home/shift+end   scrolled back: the oldest line kept, the
+//	              bottom; at the bottom they go to the program
 //
 // A focused terminal pane (tab or a click into it) and the zoom send
 // every key to the child, tab, ctrl+c, f1 and esc included, except
-// ctrl+], the one way out. ctrl+f and ctrl+s work everywhere else.
-// Pastes go to the focused terminal, bracketed when the child asked for
-// it. Keys the vt encoder does not know (cursor and editing keys with
-// modifiers) are sent as xterm does (CSI 1;5D).
+// ctrl+], the one way out, and the scroll keys. ctrl+f and ctrl+s work
+// everywhere else. Pastes go to the focused terminal, bracketed when the
+// child asked for it. Keys the vt encoder does not know (cursor and
+// editing keys with modifiers) are sent as xterm does (CSI 1;5D).
+//
+// Scrolled back, a pane shows its scrollback above its screen, hides the
+// program's cursor and says how far up it is in its bottom edge (the
+// zoom: in its last line). New output leaves the view on the same lines,
+// as tmux's copy mode does; any key or paste sent to the program, and a
+// message the composer sends to the thread, take it back to the bottom.
+// A rebuilt pane (a Reset: a resize, the zoom) rebuilds the scrollback
+// from the replayed output and keeps the view as far above the cursor's
+// line as it was; a new attach starts at the bottom. The alternate
+// screen (vim, less) has no scrollback, and a grid cell always shows the
+// bottom. Rebuilding answers no terminal query: the replay goes through
+// the same emulator, whose replies the drain drops.
 //
 // # Decisions
 //

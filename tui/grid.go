@@ -229,7 +229,7 @@ func (m *Model) renderGridCell(r rect, row threadRow, focused bool) []string {
 	}
 	if room := h - len(body); room > 0 {
 		if p := m.terms.panes[row.th.ID]; p != nil && p.snap.Load() != nil {
-			body = append(body, m.termLines(p, w, room).lines...)
+			body = append(body, m.termLines(p, w, room, termScroll{}).lines...)
 		} else {
 			body = append(body, m.tail(row.th, w, room)...)
 		}

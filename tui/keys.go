@@ -65,6 +65,9 @@ type KeyMap struct {
 	TermZoom   key.Binding
 	TermToggle key.Binding
 	TermLeave  key.Binding
+	// The terminal's scrollback: the page keys never reach the program;
+	// top and bottom are the scrollback's only while scrolled back.
+	TermScrollUp, TermScrollDown, TermScrollTop, TermScrollBottom key.Binding
 
 	// Approval and question dialogs.
 	Allow       key.Binding
@@ -146,6 +149,11 @@ func DefaultKeyMap() KeyMap {
 		TermToggle: bind("ctrl+s", "terminal or transcript (ACP: its last command's)", "ctrl+s"),
 		TermLeave:  bind("ctrl+]", "leave the terminal; zoomed: back to normal view", "ctrl+]"),
 
+		TermScrollUp:     bind("shift+pgup", "scroll the terminal back a page (the wheel too)", "shift+pgup"),
+		TermScrollDown:   bind("shift+pgdown", "scroll the terminal forward a page", "shift+pgdown"),
+		TermScrollTop:    bind("shift+home", "scrolled back: the oldest line kept", "shift+home"),
+		TermScrollBottom: bind("shift+end", "scrolled back: the bottom (so does typing into it)", "shift+end"),
+
 		Allow:       bind("y", "allow once", "y", "Y"),
 		AllowAlways: bind("a", "allow always", "a", "A"),
 		Deny:        bind("n", "deny", "n", "N"),
@@ -188,7 +196,7 @@ func (k KeyMap) groups() []keyGroup {
 		{"Threads and transcript (a printable key types into the composer)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom,
 			k.Filter, helpAs(k.Open, "threads: write to it · transcript: open/close a step")}},
 		{"Terminal pane (tab into it: keys go to the program)", []key.Binding{k.TermZoom, k.TermToggle,
-			k.TermLeave}},
+			k.TermLeave, k.TermScrollUp, k.TermScrollDown, k.TermScrollTop, k.TermScrollBottom}},
 		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, helpAs(k.Up, "cell above"), helpAs(k.Down, "cell below"),
 			k.GridZoom, k.GridBack, k.HelpIdle}},
 		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},

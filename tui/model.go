@@ -114,7 +114,7 @@ func newModel(ctx context.Context, b Backend, opts Options, st themes.Styles) *M
 	m := &Model{
 		ctx: ctx, backend: b, opts: opts, st: st, keys: DefaultKeyMap(), resync: func() {}, now: time.Now,
 		live: map[string]string{}, folds: map[string]foldState{}, cmdOut: map[string]cmdLayout{}, activity: map[string]uint64{}, seen: map[string]uint64{},
-		focus: focusComposer, terms: newTerms(b),
+		focus: focusComposer, terms: newTerms(b, opts.Scrollback),
 	}
 	m.threads = newThreadsPane(st)
 	m.conv = newConversation()

@@ -33,6 +33,9 @@ type terms struct {
 	transcript map[string]bool
 	shown      map[string]bool
 	failed     map[string]*termFailure
+	// scrollback is how many lines each pane keeps above its screen; 0
+	// or less keeps none.
+	scrollback int
 }
 
 // termFailure is why a thread's last attach ended. The thread is not
@@ -59,9 +62,16 @@ const (
 // termRetryMsg lets a failed thread attach again.
 type termRetryMsg struct{ thread string }
 
-func newTerms(b Backend) terms {
+// DefaultScrollback is how many lines a terminal pane keeps above its
+// screen unless Options.Scrollback says otherwise.
+const DefaultScrollback = 10_000
+
+func newTerms(b Backend, scrollback int) terms {
+	if scrollback == 0 {
+		scrollback = DefaultScrollback
+	}
 	t := terms{send: func(tea.Msg) {}, wg: &sync.WaitGroup{}, panes: map[string]*termPane{}, transcript: map[string]bool{},
-		shown: map[string]bool{}, failed: map[string]*termFailure{}}
+		shown: map[string]bool{}, failed: map[string]*termFailure{}, scrollback: scrollback}
 	t.backend, _ = b.(core.Terminals)
 	return t
 }
@@ -185,7 +195,7 @@ func (m *Model) syncTerms() {
 		if t.panes[id] == nil {
 			t.nextID++
 			cols, rows := m.termSize(id)
-			t.panes[id] = startTermPane(m.ctx, t.wg, t.backend, t.send, id, t.nextID, cols, rows)
+			t.panes[id] = startTermPane(m.ctx, t.wg, t.backend, t.send, id, t.nextID, cols, rows, t.scrollback)
 		}
 	}
 	for id, p := range t.panes {
@@ -201,6 +211,10 @@ func (m *Model) termMsg(msg tea.Msg) tea.Cmd {
 		if p := t.panes[msg.thread]; p != nil && p.id == msg.id {
 			p.dirty.Store(false)
 			delete(t.failed, msg.thread) // it works: later failures retry afresh
+			if p == m.scrollPane() {
+				// Keep how far above the cursor the view is, for a rebuild.
+				p.scroll = p.scroll.at(p.snap.Load(), m.termViewHeight())
+			}
 		}
 	case termEndedMsg:
 		p := t.panes[msg.thread]
@@ -231,7 +245,8 @@ func (m *Model) termMsg(msg tea.Msg) tea.Cmd {
 }
 
 // termKey handles a key while the terminal has the keys: the leave key
-// leaves (the zoom, else the pane); every other key goes to the child.
+// leaves (the zoom, else the pane), the scroll keys scroll it; every
+// other key goes to the child and takes the view back to the bottom.
 func (m *Model) termKey(k tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(k, m.keys.TermLeave) {
 		if m.terms.zoom {
@@ -242,16 +257,21 @@ func (m *Model) termKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if cmd, ok := m.termScrollKey(k); ok {
+		return cmd
+	}
 	if p := m.terms.panes[m.selected]; p != nil {
+		p.follow()
 		p.input(termInput{key: uv.KeyPressEvent(k), isKey: true})
 	}
 	return nil
 }
 
 // termPaste sends a paste to the focused terminal (bracketed when the
-// child asked for bracketed paste).
+// child asked for bracketed paste) and takes its view to the bottom.
 func (m *Model) termPaste(text string) {
 	if p := m.terms.panes[m.selected]; p != nil {
+		p.follow()
 		p.input(termInput{paste: text})
 	}
 }

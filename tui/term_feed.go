@@ -66,9 +66,11 @@ func (p *termPane) more(ctx context.Context, chunks <-chan core.TermChunk) bool 
 	return true
 }
 
-// apply writes one chunk into the emulator. A Reset starts from a clean
-// screen at the PTY's size, so the replay lays out as it did there, then
-// takes the pane's size and wakes the sender to give it to the PTY too.
+// apply writes one chunk into the emulator, and the lines it scrolls off
+// the screen into the scrollback. A Reset starts from a clean screen and
+// an empty scrollback at the PTY's size, so the replay lays out as it
+// did there, then takes the pane's size and wakes the sender to give it
+// to the PTY too.
 //
 // It stops between two writes once ctx ends: a pane that is behind on a
 // flood (its thread runs at low priority) must not hold up the program's
@@ -79,6 +81,8 @@ func (p *termPane) apply(ctx context.Context, c core.TermChunk) {
 	p.keyMu.Lock()
 	defer p.keyMu.Unlock()
 	if c.Reset {
+		p.hist.reset()
+		p.hview.Store(p.hist.view())
 		p.emu.Write([]byte(risReset))
 		if c.Cols > 0 && c.Rows > 0 {
 			p.emu.Resize(c.Cols, c.Rows)
@@ -88,6 +92,7 @@ func (p *termPane) apply(ctx context.Context, c core.TermChunk) {
 	for data := c.Data; len(data) > 0 && ctx.Err() == nil; {
 		n := min(len(data), termWriteSize)
 		p.emu.Write(data[:n])
+		p.keepHistory()
 		data = data[n:]
 	}
 	if c.Reset {

@@ -73,8 +73,16 @@ type termPane struct {
 	// did not take them.
 	dropped atomic.Int64
 
-	want  uint64   // loop: the size last stored in size
-	cache termView // loop: the rendered screen
+	// hist is the scrollback (term_scroll.go), kept by the reader alone;
+	// histErased is set when the program erased it. hview is the latest
+	// view of hist, which publish puts in the snapshot.
+	hist       history
+	histErased bool
+	hview      atomic.Pointer[histView]
+
+	want   uint64     // loop: the size last stored in size
+	cache  termView   // loop: the rendered screen
+	scroll termScroll // loop: where the person scrolled the view
 }
 
 // termSnap is a published copy of the emulator's screen: what View draws.
@@ -83,6 +91,8 @@ type termSnap struct {
 	w, h   int
 	cur    uv.Position
 	hidden bool
+	alt    bool      // the program uses the alternate screen
+	hist   *histView // the scrollback above lines; never nil
 }
 
 // termInput is a key or a paste for the sender.
@@ -132,18 +142,22 @@ func packSize(cols, rows int) uint64 {
 
 func unpackSize(s uint64) (cols, rows int) { return int(s >> 32), int(uint32(s)) }
 
-// startTermPane creates a pane and starts its goroutines on wg. It never
-// blocks: the attach itself happens in the reader.
+// startTermPane creates a pane that keeps up to scrollback lines above
+// its screen (none when 0 or less) and starts its goroutines on wg. It
+// never blocks: the attach itself happens in the reader.
 func startTermPane(ctx context.Context, wg *sync.WaitGroup, term core.Terminals, send func(tea.Msg),
-	thread string, id int, cols, rows int) *termPane {
+	thread string, id int, cols, rows, scrollback int) *termPane {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &termPane{thread: thread, id: id, term: term, cancel: cancel, send: send,
 		emu: vt.NewSafeEmulator(max(1, cols), max(1, rows)), in: make(chan termInput, termInQueue),
 		resized: make(chan struct{}, 1), stopping: make(chan struct{})}
 	p.out.sig = make(chan struct{}, 1)
-	// Nothing scrolls back in a pane; the emulator's default keeps 10,000
-	// lines per terminal.
-	p.emu.SetScrollbackSize(1)
+	// The emulator's scrollback only carries lines to the pane's own
+	// (keepHistory); ED 3 erases the pane's too.
+	p.emu.SetScrollbackSize(termSpill)
+	p.emu.RegisterCsiHandler('J', p.onErase)
+	p.hist.max = scrollback
+	p.hview.Store(p.hist.view())
 	p.want = packSize(cols, rows)
 	p.size.Store(p.want)
 	// Ending the context closes the reply pipe, which ends the drain and
@@ -217,7 +231,7 @@ func (p *termPane) notify(ctx context.Context, msg tea.Msg) {
 func (p *termPane) publish(ctx context.Context) {
 	p.snapMu.Lock()
 	s := &termSnap{lines: strings.Split(p.emu.Render(), "\n"), w: p.emu.Width(), h: p.emu.Height(),
-		cur: p.emu.CursorPosition(), hidden: p.emu.CursorHidden()}
+		cur: p.emu.CursorPosition(), hidden: p.emu.CursorHidden(), alt: p.emu.IsAltScreen(), hist: p.hview.Load()}
 	p.snap.Store(s)
 	p.version.Add(1)
 	p.snapMu.Unlock()

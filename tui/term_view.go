@@ -11,43 +11,49 @@ import (
 )
 
 // termView is a pane's screen as last drawn: View fits a snapshot to the
-// pane only when the snapshot or the pane's size changed.
+// pane only when the snapshot, the pane's size or the scroll changed.
 type termView struct {
 	snap   *termSnap
 	w, h   int
+	top    int64 // the first line shown, when scrolled back
+	back   bool
 	lines  []string
 	cur    uv.Position // the cursor within lines; -1 when not on them
 	hidden bool
 }
 
 // termLines is the pane's published screen as h lines of exactly w
-// cells. When the screen is taller than the pane (a grid cell, or before
-// a resize took effect) it shows the rows that end at the cursor. It
-// reads the snapshot the pane's goroutines published and never the
-// emulator, whose lock a flood holds.
-func (m *Model) termLines(p *termPane, w, h int) termView {
+// cells, or, scrolled back (sc), the lines from sc's top on: the
+// scrollback, then the screen. At the bottom, when the screen is taller
+// than the pane (a grid cell, or before a resize took effect) it shows
+// the rows that end at the cursor. It reads the snapshot the pane's
+// goroutines published and never the emulator, whose lock a flood holds.
+func (m *Model) termLines(p *termPane, w, h int, sc termScroll) termView {
 	s := p.snap.Load()
 	if s == nil {
-		s = &termSnap{}
+		s = &termSnap{hist: &histView{}}
 	}
-	if c := p.cache; c.lines != nil && c.snap == s && c.w == w && c.h == h {
+	sc = sc.at(s, h)
+	if c := p.cache; c.lines != nil && c.snap == s && c.w == w && c.h == h && c.back == sc.back && c.top == sc.top {
 		return c
 	}
 	cur := s.cur
-	v := termView{snap: s, w: w, h: h, lines: make([]string, h), hidden: s.hidden}
-	start := max(0, cur.Y-h+1)
+	v := termView{snap: s, w: w, h: h, top: sc.top, back: sc.back, lines: make([]string, h), hidden: s.hidden}
+	_, top := scrollSpan(s, h) // the bottom view's first line
+	if sc.back {
+		top = sc.top
+	}
 	for i := range h {
-		l := ""
-		if start+i < len(s.lines) {
-			l = s.lines[start+i]
-		}
+		l := s.lineAt(top + int64(i))
 		if m.st.Theme.NoColor {
 			l = ansi.Strip(l)
 		}
 		v.lines[i] = cutPad(l, w)
 	}
-	v.cur = uv.Pos(cur.X, cur.Y-start)
-	if cur.X < 0 || cur.X >= w || v.cur.Y < 0 || v.cur.Y >= h {
+	// The cursor is the program's; scrolled back, typing is not where
+	// the person looks.
+	v.cur = uv.Pos(cur.X, cur.Y-int(top-s.hist.total))
+	if sc.back || cur.X < 0 || cur.X >= w || v.cur.Y < 0 || v.cur.Y >= h {
 		v.cur = uv.Pos(-1, -1)
 	}
 	p.cache = v
@@ -75,9 +81,12 @@ func (m *Model) renderTermMain(r rect, th *core.Thread, p *termPane) []string {
 	if focused {
 		footer = "keys go to the terminal · " + m.keys.TermLeave.Help().Key + " leave"
 	}
+	sc := p.scroll.at(p.snap.Load(), r.h-2)
 	switch {
 	case p.snap.Load() == nil:
 		footer = "attaching…"
+	case sc.back:
+		footer = m.scrollNote(sc)
 	case p.dropped.Load() > 0:
 		footer = "⚠ input dropped: the terminal is not reading it"
 	}
@@ -88,7 +97,7 @@ func (m *Model) renderTermMain(r rect, th *core.Thread, p *termPane) []string {
 	if focused {
 		bs, ts = m.st.BorderFocused, m.st.TitleFocused
 	}
-	body := m.termLines(p, r.w-2, r.h-2).lines
+	body := m.termLines(p, r.w-2, r.h-2, sc).lines
 	out := make([]string, 0, r.h)
 	out = append(out, edge(bs, ts, "╭", "╮", threadTitle(th)+" · "+th.Provider+" terminal", r.w-2))
 	side := bs.Render("│")
@@ -101,7 +110,7 @@ func (m *Model) renderTermMain(r rect, th *core.Thread, p *termPane) []string {
 // renderZoom is the zoomed terminal: the whole screen but the last line.
 func (m *Model) renderZoom(r rect) []string {
 	if p := m.terms.panes[m.selected]; p != nil {
-		return m.termLines(p, r.w, r.h).lines
+		return m.termLines(p, r.w, r.h, p.scroll).lines
 	}
 	return nil
 }
@@ -117,6 +126,11 @@ func (m *Model) renderZoomLine(w int) string {
 		left += " · ◆ " + itoa(n) + " waiting"
 	}
 	right := " " + m.keys.TermLeave.Help().Key + " detach "
+	if p := m.terms.panes[m.selected]; p != nil {
+		if note := m.scrollNote(p.scroll.at(p.snap.Load(), m.lay.zoom.h)); note != "" {
+			right = " " + note + " ·" + right
+		}
+	}
 	left = trunc(left, max(0, w-ansi.StringWidth(right)))
 	gap := max(0, w-ansi.StringWidth(left)-ansi.StringWidth(right))
 	return m.st.Status.Render(left+strings.Repeat(" ", gap)) + m.st.StatusKey.Render(trunc(right, w-ansi.StringWidth(left)-gap))

@@ -40,6 +40,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := m.globalKey(k); ok {
 		return cmd
 	}
+	if cmd, ok := m.termScrollKey(k); ok {
+		return cmd // the terminal in the main area scrolls from any pane
+	}
 	if m.focus != focusComposer && printable(k) {
 		// Typing goes where it looks like it goes: the composer, whatever
 		// pane had the focus; no printable key is a command here.
@@ -275,6 +278,9 @@ func (m *Model) send(mode core.SendMode) tea.Cmd {
 	d := m.composer.take()
 	m.relayout()
 	m.scrollToBottom()
+	if p := m.terms.panes[th.ID]; p != nil {
+		p.follow() // the shell provider types the message into its program
+	}
 	return m.submitDraft(core.Command{Kind: core.CmdMessageSend, Thread: th.ID, Text: d.text, Mode: mode}, d)
 }
 
@@ -376,10 +382,13 @@ func (m *Model) handleWheel(w tea.MouseWheelMsg) {
 	case m.diff.open:
 		m.scrollDiff(delta * wheelLines)
 	case m.terms.zoom:
+		m.wheelTerm(delta)
 	case m.lay.threads.contains(mo.X, mo.Y):
 		m.moveSelection(delta)
 	case !m.mainShowsTerm():
 		m.scroll(delta * wheelLines)
+	case m.lay.main.contains(mo.X, mo.Y):
+		m.wheelTerm(delta)
 	}
 }
 

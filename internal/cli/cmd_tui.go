@@ -85,7 +85,7 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 	// host's hostBackend or an api.Client), which the UI type-asserts.
 	err = tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label, HostLabelNow: labelNow,
 		Host: s.host != nil, LiveTerminals: liveTerms, StopHost: stopHost, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
-		Diff: tuiDiff(s.Backend, s.dir), IO: tui.IO{Input: in, Output: out}})
+		Diff: tuiDiff(s.Backend, s.dir), Scrollback: tuiScrollback(cfg), IO: tui.IO{Input: in, Output: out}})
 	if client != nil && err == nil {
 		// Back on the plain terminal: say what keeps running.
 		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -120,6 +120,19 @@ func tuiTheme(flag string, cfg *config.Config) string {
 		return flag
 	}
 	return cfg.Theme
+}
+
+// tuiScrollback is how many lines a terminal pane keeps, as
+// tui.Options.Scrollback takes it: the file's [ui] scrollback (0 there
+// keeps none), else 0, the UI's default.
+func tuiScrollback(cfg *config.Config) int {
+	switch {
+	case cfg == nil || cfg.UIScrollback == nil:
+		return 0
+	case *cfg.UIScrollback == 0:
+		return -1
+	}
+	return *cfg.UIScrollback
 }
 
 // tuiProfiles are the profiles the new-thread dialog offers, with their

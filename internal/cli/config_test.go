@@ -6,6 +6,7 @@ import (
 
 	"github.com/nexus-tui/nexus/internal/config"
 	"github.com/nexus-tui/nexus/themes"
+	"github.com/nexus-tui/nexus/tui"
 )
 
 // TestConfigThemeReachesTUI: --theme wins over the file's theme, which
@@ -34,5 +35,27 @@ func TestConfigThemeReachesTUI(t *testing.T) {
 	}
 	if !slices.Equal(config.Themes, themes.Names()) {
 		t.Errorf("config accepts themes %q, themes has %q", config.Themes, themes.Names())
+	}
+}
+
+// TestConfigScrollbackReachesTUI: the file's [ui] scrollback becomes the
+// UI's, 0 there meaning none; without it the UI keeps its default.
+func TestConfigScrollbackReachesTUI(t *testing.T) {
+	lines := func(n int) *config.Config { return &config.Config{UIScrollback: &n} }
+	for _, tc := range []struct {
+		cfg  *config.Config
+		want int
+	}{
+		{nil, 0},
+		{&config.Config{}, 0},
+		{lines(0), -1},
+		{lines(25000), 25000},
+	} {
+		if got := tuiScrollback(tc.cfg); got != tc.want {
+			t.Errorf("tuiScrollback(%+v) = %d, want %d", tc.cfg, got, tc.want)
+		}
+	}
+	if tui.DefaultScrollback < 10000 || tui.DefaultScrollback > config.MaxScrollback {
+		t.Errorf("the UI's default scrollback %d is not within what the file accepts", tui.DefaultScrollback)
 	}
 }

@@ -19,6 +19,10 @@ var (
 	HostModes = []string{"background", "inline"}
 )
 
+// MaxScrollback bounds [ui] scrollback: every attached terminal pane
+// keeps that many rendered lines in memory.
+const MaxScrollback = 100_000
+
 // MaxBytes bounds the file: a config is a few hundred bytes, and a huge
 // file is a mistake (a log or a binary given as NEXUS_CONFIG).
 const MaxBytes = 1 << 20
@@ -41,6 +45,10 @@ type Config struct {
 	// HostLinger is [host] linger as written ("10m", "0", "never"), or
 	// "" when the file says nothing; ParseLinger reads it.
 	HostLinger string
+	// UIScrollback is [ui] scrollback: how many lines a terminal pane
+	// keeps above its screen, 0 for none; nil when the file says nothing
+	// (the UI's default).
+	UIScrollback *int
 }
 
 // Profile is one [profiles.NAME] table.

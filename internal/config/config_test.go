@@ -37,7 +37,8 @@ func TestLoadEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Config{Path: "testdata/full.toml", Found: true, Theme: "high-contrast", Profiles: []Profile{
+	lines := 25000
+	want := &Config{Path: "testdata/full.toml", Found: true, Theme: "high-contrast", UIScrollback: &lines, Profiles: []Profile{
 		{Name: "codex", Kind: "codex", ReadyMade: true, Model: "gpt-5-codex", Approval: "allow-writes", Line: 4},
 		{Name: "gemini", Kind: "acp", ReadyMade: true, Command: []string{"gemini", "--acp", "-m", "gemini-2.5-pro"}, Line: 8},
 		{Name: "opus", Kind: "claude", Model: "opus", Env: map[string]string{"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "32000"}, Line: 23},
@@ -113,7 +114,7 @@ func TestErrors(t *testing.T) {
 			`config /c.toml:4: profiles.x.kind "acpp" is not one of acp, codex, claude, shell`},
 		{"theme = \"solarized\"\n", `config /c.toml:1: theme "solarized" is not one of dark, light, high-contrast, none`},
 		{"theme = 3\n", `config /c.toml:1: theme is an integer; use one of "dark", "light", "high-contrast", "none"`},
-		{"them = \"dark\"\n", `config /c.toml:1: unknown key them; the file has theme = "...", a [host] table and [profiles.NAME] tables`},
+		{"them = \"dark\"\n", `config /c.toml:1: unknown key them; the file has theme = "...", [host] and [ui] tables and [profiles.NAME] tables`},
 		{"[profiles.claude]\n\nmodle = \"opus\"\n",
 			`config /c.toml:3: unknown key profiles.claude.modle; a profile has kind, command, env, model and approval`},
 		{"[profiles.x]\ncommand = [\"x\"]\n",
@@ -183,6 +184,36 @@ func TestHostTable(t *testing.T) {
 	for in, want := range map[string]time.Duration{"never": -1, "0": 0, "10m": 10 * time.Minute} {
 		if got, err := ParseLinger(in); err != nil || got != want {
 			t.Errorf("ParseLinger(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+}
+
+// The [ui] table: scrollback is a whole number of lines from 0 (none) to
+// MaxScrollback; anything else is one line naming the key and the value.
+func TestUITable(t *testing.T) {
+	for in, want := range map[string]int{"[ui]\nscrollback = 10000\n": 10000, "[ui]\nscrollback = 0\n": 0,
+		"[ui]\nscrollback = 100_000\n": MaxScrollback} {
+		cfg, err := Parse("/c.toml", []byte(in), nil)
+		if err != nil || cfg.UIScrollback == nil || *cfg.UIScrollback != want {
+			t.Errorf("%q: %+v %v, want scrollback %d", in, cfg, err, want)
+		}
+	}
+	if cfg, err := Parse("/c.toml", []byte("[ui]\n"), nil); err != nil || cfg.UIScrollback != nil {
+		t.Errorf("an empty [ui]: %+v %v, want scrollback unset", cfg, err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"[ui]\nscrollback = -1\n", `config /c.toml:2: ui.scrollback -1 is not 0 (none) to 100000 lines`},
+		{"[ui]\nscrollback = 100001\n", `config /c.toml:2: ui.scrollback 100001 is not 0 (none) to 100000 lines`},
+		{"[ui]\nscrollback = \"10000\"\n",
+			`config /c.toml:2: ui.scrollback is a string; write a whole number of lines, such as 10000 (0 keeps none)`},
+		{"[ui]\nscrollback = 1e4\n",
+			`config /c.toml:2: ui.scrollback is a float; write a whole number of lines, such as 10000 (0 keeps none)`},
+		{"theme = \"dark\"\n[ui]\nscrolback = 5\n", `config /c.toml:3: unknown key ui.scrolback; [ui] has scrollback`},
+		{"ui = 3\n", `config /c.toml:1: ui is an integer; write it as a table: [ui]`},
+	} {
+		_, err := Parse("/c.toml", []byte(tc.file), nil)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q:\n got  %v\n want %s", tc.file, err, tc.want)
 		}
 	}
 }

@@ -1,5 +1,6 @@
-// Package config reads nexus's config file: the theme and the provider
-// profiles (docs/ARCHITECTURE.md, "Providers and sessions").
+// Package config reads nexus's config file: the theme, the host, the UI
+// and the provider profiles (docs/ARCHITECTURE.md, "Providers and
+// sessions").
 //
 // # Location
 //
@@ -14,6 +15,9 @@
 //	[host]
 //	mode = "background"        # or "inline": the first nexus hosts in process
 //	linger = "10m"             # after the last client and live work; "0", "never"
+//
+//	[ui]
+//	scrollback = 10000         # lines a terminal pane keeps; 0 keeps none
 //
 //	[profiles.codex]           # a ready-made name: overrides its settings
 //	model = "gpt-5-codex"
@@ -33,6 +37,13 @@
 // extension, and a shell has none, so for them the model goes in command.
 // The built-in agent's profiles (builtin, builtin:*) take no settings
 // here: their model comes from the environment.
+//
+// scrollback is how many lines of output a terminal pane (a shell
+// thread's, an agent's command's) keeps above its screen for
+// shift+pgup and the wheel: a whole number from 0 (none) to
+// MaxScrollback (100,000); without it the UI keeps 10,000. Each attached
+// pane holds its lines in memory, as text. Each UI reads [ui] when it
+// opens.
 //
 // approval is a new thread's policy: allow-writes lets it write files,
 // allow-commands run commands, allow-all both, without asking; ask (the

@@ -42,6 +42,9 @@ func FuzzConfig(f *testing.F) {
 		if cfg.Theme != "" && !slices.Contains(Themes, cfg.Theme) {
 			t.Fatalf("theme %q", cfg.Theme)
 		}
+		if n := cfg.UIScrollback; n != nil && (*n < 0 || *n > MaxScrollback) {
+			t.Fatalf("ui.scrollback %d", *n)
+		}
 		for _, p := range cfg.Profiles {
 			if !nameRE.MatchString(p.Name) || !slices.Contains(Kinds, p.Kind) {
 				t.Fatalf("profile %q kind %q", p.Name, p.Kind)

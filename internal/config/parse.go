@@ -64,6 +64,10 @@ func Parse(path string, data []byte, readyMade map[string]string) (*Config, erro
 			if err := p.host(v, cfg); err != nil {
 				return nil, err
 			}
+		case "ui":
+			if err := p.ui(v, cfg); err != nil {
+				return nil, err
+			}
 		case "profiles":
 			tbl, ok := v.(map[string]any)
 			if !ok {
@@ -77,7 +81,7 @@ func Parse(path string, data []byte, readyMade map[string]string) (*Config, erro
 				cfg.Profiles = append(cfg.Profiles, prof)
 			}
 		default:
-			return nil, p.errf([]string{k}, "unknown key %s; the file has theme = \"...\", a [host] table and [profiles.NAME] tables", keyString([]string{k}))
+			return nil, p.errf([]string{k}, "unknown key %s; the file has theme = \"...\", [host] and [ui] tables and [profiles.NAME] tables", keyString([]string{k}))
 		}
 	}
 	sort.Slice(cfg.Profiles, func(i, j int) bool { return cfg.Profiles[i].Name < cfg.Profiles[j].Name })
@@ -110,6 +114,33 @@ func (p *parser) host(v any, cfg *Config) error {
 		}
 		if err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// ui checks the [ui] table: scrollback.
+func (p *parser) ui(v any, cfg *Config) error {
+	at := []string{"ui"}
+	tbl, ok := v.(map[string]any)
+	if !ok {
+		return p.errf(at, "ui is %s; write it as a table: [ui]", typeName(v))
+	}
+	for _, k := range p.keys(tbl, at) {
+		key := []string{"ui", k}
+		switch k {
+		case "scrollback":
+			n, ok := tbl[k].(int64)
+			if !ok {
+				return p.errf(key, "%s is %s; write a whole number of lines, such as 10000 (0 keeps none)", keyString(key), typeName(tbl[k]))
+			}
+			if n < 0 || n > MaxScrollback {
+				return p.errf(key, "%s %d is not 0 (none) to %d lines", keyString(key), n, MaxScrollback)
+			}
+			lines := int(n)
+			cfg.UIScrollback = &lines
+		default:
+			return p.errf(key, "unknown key %s; [ui] has scrollback", keyString(key))
 		}
 	}
 	return nil
