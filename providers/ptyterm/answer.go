@@ -60,7 +60,9 @@ func newAnswerer(cols, rows int, send func(ctx context.Context, p []byte) error)
 // newEmulator starts an emulator at the current size and its drain.
 func (a *answerer) newEmulator() *vt.Emulator {
 	emu := vt.NewEmulator(a.cols, a.rows)
-	emu.SetScrollbackSize(0) // it answers; it shows nothing
+	// It answers; it shows nothing. (The emulator ignores sizes below 1
+	// and would keep its default of 10,000 lines.)
+	emu.SetScrollbackSize(1)
 	go a.drain(emu)
 	return emu
 }
