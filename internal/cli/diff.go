@@ -42,7 +42,19 @@ func runDiff(ctx context.Context, st *core.State, stateDir, thread string, run i
 	if to == nil || to.Status != core.CkReady {
 		return "", failErr("run %d of %s has no ready checkpoint (%s)", n, th.ID, checkpointState(to))
 	}
-	return diffText(ctx, stateDir, th.Workspace, st.ParentCommit(th.ID, n), to.Commit, stat, fmt.Sprintf("run %d", n))
+	var only []string
+	if to.Own && to.MoreFiles == 0 {
+		// The run's own changes; the others in the directory are counted.
+		only = []string{}
+		for _, f := range to.Files {
+			only = append(only, f.Path)
+		}
+	}
+	out, err := diffText(ctx, stateDir, th.Workspace, st.ParentCommit(th.ID, n), to.Commit, stat, fmt.Sprintf("run %d", n), only)
+	if err == nil && to.Own && to.Outside > 0 {
+		out += fmt.Sprintf(" (%d other change(s) in the directory during the run, by hand or by another thread, are not this thread's and not shown)\n", to.Outside)
+	}
+	return out, err
 }
 
 // checkpointDiff is the text of `nexus diff THREAD --from A --to B`: the
@@ -61,7 +73,7 @@ func checkpointDiff(ctx context.Context, st *core.State, stateDir, thread, fromN
 	if err != nil {
 		return "", err
 	}
-	return diffText(ctx, stateDir, th.Workspace, from.Commit, to.Commit, stat, from.Scope+".."+to.Scope)
+	return diffText(ctx, stateDir, th.Workspace, from.Commit, to.Commit, stat, from.Scope+".."+to.Scope, nil)
 }
 
 // namedCheckpoint finds a thread's checkpoint by run number, base, scope
@@ -86,10 +98,17 @@ func namedCheckpoint(st *core.State, thread, name string) (*core.Checkpoint, err
 	return c, nil
 }
 
-// diffText prints a diff between two commits as `nexus diff` does; what
-// names it in an error.
-func diffText(ctx context.Context, stateDir, workspace, from, to string, stat bool, what string) (string, error) {
-	d, err := checkpoint.New(stateDir, checkpoint.Options{}).Diff(ctx, workspace, from, to)
+// diffText prints a diff between two commits as `nexus diff` does, of
+// only those paths when only is not nil; what names it in an error.
+func diffText(ctx context.Context, stateDir, workspace, from, to string, stat bool, what string, only []string) (string, error) {
+	m := checkpoint.New(stateDir, checkpoint.Options{})
+	var d checkpoint.Diff
+	var err error
+	if only != nil {
+		d, err = m.DiffOnly(ctx, workspace, from, to, only)
+	} else {
+		d, err = m.Diff(ctx, workspace, from, to)
+	}
 	if err != nil {
 		return "", failErr("diff of %s: %v", what, err)
 	}

@@ -35,7 +35,16 @@ type Diff struct {
 // Diff(ws, "", c) lists everything in c. For `nexus diff T --run N` the
 // kernel passes run N-1's checkpoint (the baseline for run 1) and run N's.
 func (m *Manager) Diff(ctx context.Context, workspace, from, to string) (Diff, error) {
-	return m.diff(ctx, workspace, from, to, true)
+	return m.diff(ctx, workspace, from, to, true, nil)
+}
+
+// DiffOnly is Diff limited to paths (a run's own changes): the others
+// that changed between the two are left out. No paths: an empty diff.
+func (m *Manager) DiffOnly(ctx context.Context, workspace, from, to string, paths []string) (Diff, error) {
+	if paths == nil {
+		paths = []string{}
+	}
+	return m.diff(ctx, workspace, from, to, true, paths)
 }
 
 // Stats is Diff without the patch (Patch is empty): the files and line
@@ -43,10 +52,12 @@ func (m *Manager) Diff(ctx context.Context, workspace, from, to string) (Diff, e
 // costs two git processes (cat-file to resolve both revisions, one
 // diff-tree), where Diff costs three.
 func (m *Manager) Stats(ctx context.Context, workspace, from, to string) (Diff, error) {
-	return m.diff(ctx, workspace, from, to, false)
+	return m.diff(ctx, workspace, from, to, false, nil)
 }
 
-func (m *Manager) diff(ctx context.Context, workspace, from, to string, withPatch bool) (Diff, error) {
+// diff is the diff between two commits; only, when not nil, limits it
+// to those paths (literal pathspecs).
+func (m *Manager) diff(ctx context.Context, workspace, from, to string, withPatch bool, only []string) (Diff, error) {
 	w, unlock, err := m.open(ctx, workspace)
 	if err != nil {
 		return Diff{}, err
@@ -64,15 +75,22 @@ func (m *Manager) diff(ctx context.Context, workspace, from, to string, withPatc
 	if from != "" {
 		d.From = ids[1]
 	}
-	if err := m.diffStats(ctx, w, &d); err != nil {
+	if only != nil && len(only) == 0 {
+		return d, nil
+	}
+	var spec []string
+	if only != nil {
+		spec = append([]string{"--"}, only...)
+	}
+	if err := m.diffStats(ctx, w, &d, spec...); err != nil {
 		return Diff{}, err
 	}
 	if !withPatch {
 		return d, nil
 	}
 	patch := &capBuffer{max: m.opts.MaxPatchBytes}
-	err = m.exec(ctx, w.cmd("diff checkpoints", "", "diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff",
-		"--no-textconv", "--no-color", "--relative", d.From, d.To), func(r io.Reader) error {
+	err = m.exec(ctx, w.cmd("diff checkpoints", "", append([]string{"diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff",
+		"--no-textconv", "--no-color", "--relative", d.From, d.To}, spec...)...), func(r io.Reader) error {
 		_, err := io.Copy(patch, r)
 		return err
 	})
@@ -86,12 +104,12 @@ func (m *Manager) diff(ctx context.Context, workspace, from, to string, withPatc
 // diffStats fills d.Files from one diff-tree listing both the raw status
 // records (":modes ids status\0path\0") and numstat records
 // ("added\tdeleted\tpath\0", "-\t-\tpath\0" for binary files).
-func (m *Manager) diffStats(ctx context.Context, w *ws, d *Diff) error {
+func (m *Manager) diffStats(ctx context.Context, w *ws, d *Diff, spec ...string) error {
 	index := map[string]int{}
 	wantPath := false
 	var status string
-	return m.scan(ctx, w.cmd("diff checkpoints", "", "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--raw", "--numstat",
-		"--relative", d.From, d.To), func(rec []byte) error {
+	return m.scan(ctx, w.cmd("diff checkpoints", "", append([]string{"diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--raw", "--numstat",
+		"--relative", d.From, d.To}, spec...)...), func(rec []byte) error {
 		switch {
 		case wantPath:
 			wantPath = false
