@@ -105,6 +105,9 @@ type rollbackPlan struct {
 	more int
 	// unknown says which later runs' changes are not known.
 	unknown []string
+	// outside counts the changes the later runs' checkpoints saw in the
+	// directory that were not theirs (a rollback leaves them).
+	outside int
 }
 
 // fileUndo is one file a rollback puts back: removed if a later run added
@@ -152,6 +155,9 @@ func planRollback(st *core.State, thread string, to int) rollbackPlan {
 				exists[f.Path] = f.Status != "D"
 			}
 			p.more += c.MoreFiles
+			if c.Own {
+				p.outside += c.Outside
+			}
 		}
 	}
 	for path, u := range byPath {
@@ -180,7 +186,7 @@ func (p rollbackPlan) lines(st *themes.Styles, w, room int) []string {
 		out = append(out, wrapStyled(p.within, w, st.Text)...)
 	}
 	if len(p.runs) == 0 && p.within == "" {
-		out = append(out, wrapStyled(fmt.Sprintf("Nothing ran after %s: its files are put back as they were then, undoing any edit made since.",
+		out = append(out, wrapStyled(fmt.Sprintf("Nothing ran after %s: nothing of this thread's to undo. Edits made since by hand or by another thread are not its own, and are left as they are.",
 			p.name), w, st.Text)...)
 	} else if len(p.runs) > 0 {
 		var nums []string
@@ -200,6 +206,11 @@ func (p rollbackPlan) lines(st *themes.Styles, w, room int) []string {
 	}
 	for _, u := range p.unknown {
 		out = append(out, wrapIndent(u, "! ", w, st.Request)...)
+	}
+	if p.outside > 0 {
+		out = append(out, wrapStyled(fmt.Sprintf("%s in the directory during those runs, by hand or by another thread, %s not this thread's: left as they are. "+
+			"A file of this thread's that someone changed since is kept too (the command line's --force overwrites it).",
+			plural(p.outside, "other change"), map[bool]string{true: "is", false: "are"}[p.outside == 1]), w, st.Muted)...)
 	}
 	if len(p.files) == 0 && p.more == 0 {
 		if len(p.runs) > 0 && len(p.unknown) == 0 {
@@ -254,7 +265,7 @@ type rollbackDialog struct {
 // (before run 1) while any run can be undone.
 func newRollbackDialog(st *core.State, th *core.Thread) *rollbackDialog {
 	d := &rollbackDialog{thread: th.ID, title: threadTitle(th), ws: th.Workspace, list: &pickDialog{title: "Roll back " + threadTitle(th),
-		intro: "Puts the workspace back as it was at the end of the run you pick. Later runs are marked rolled back and leave the agent's context."}}
+		intro: "Puts the files this thread changed after the run you pick back as they were then; what others changed stays. Later runs are marked rolled back and leave the agent's context. Every rollback can be undone."}}
 	nodes, marks := scopeCheckpoints(st, th.ID)
 	var targets []rollbackTarget
 	var items []pickItem

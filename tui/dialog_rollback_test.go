@@ -371,3 +371,27 @@ func TestRollbackDialogOffersUndo(t *testing.T) {
 		t.Fatalf("after an undo the first item is %q, want the redo", l)
 	}
 }
+
+// A run's file list holds its own changes and says how many others
+// happened in the directory meanwhile; the rollback preview says it
+// leaves those alone.
+func TestRollbackPreviewLeavesOthersChanges(t *testing.T) {
+	j := newJournal(t)
+	j.thread("t1", "tidy the repo", core.ThreadIdle, 2, sec)
+	j.checkpoint("t1", 0, core.CkReady, 0)
+	j.run("t1", 1, core.RunCompleted, "write hello to notes.txt", 2*sec, 3*sec)
+	j.checkpoint("t1", 1, core.CkReady, 0, fc("A", "notes.txt", 1, 0))
+	j.run("t1", 2, core.RunCompleted, "fix main.go", 4*sec, 6*sec)
+	cp := core.Checkpoint{ID: core.CheckpointID("t1", core.RunScope(2)), Thread: "t1", Run: 2, Scope: core.RunScope(2),
+		Status: core.CkReady, Commit: "c2", Own: true, Outside: 3,
+		Files: []core.FileChange{{Path: "main.go", Status: "M", Added: 2, Deleted: 1, By: core.ByAgent}}}
+	j.add(core.Event{Type: core.EvCheckpoint, Thread: "t1", Payload: core.Payload{Checkpoint: &cp}})
+	hs := newHarness(t, j.st, 120, 40)
+	if scr := hs.screen(); !strings.Contains(scr, "+ 3 other changes in the directory meanwhile") {
+		t.Fatalf("run 2 does not say that other changes happened meanwhile:\n%s", scr)
+	}
+	hs.press("ctrl+z", "down")
+	if scr := hs.screen(); !strings.Contains(scr, "3 other changes in the directory during those runs") || !strings.Contains(scr, "left as they are") {
+		t.Fatalf("the rollback preview does not say it leaves the others' changes:\n%s", scr)
+	}
+}

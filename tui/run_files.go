@@ -170,6 +170,10 @@ func (m *Model) runFiles(d *runDoc, r *core.Run, w int) {
 		more = append(more, fmt.Sprintf("… %s not recorded · `nexus diff %s --run %d --stat` lists them",
 			plural(c.MoreFiles, "more file"), r.Thread, r.Ordinal))
 	}
+	if c.Own && c.Outside > 0 {
+		more = append(more, fmt.Sprintf("+ %s in the directory meanwhile, by hand or by another thread: not this run's",
+			plural(c.Outside, "other change")))
+	}
 	for _, l := range more {
 		d.add("", m.st.Muted.Render(trunc("  "+l, w)))
 	}
