@@ -189,7 +189,7 @@ func (t *tx) rollback(c *Command) *Rejection {
 	if !checkpointsOn(th) {
 		return reject(ReasonUnsupported, "thread %s has no workspace checkpoints to roll back to", th.ID)
 	}
-	if rej := t.idleForCheckpoints(th, "interrupt it before rolling back"); rej != nil {
+	if rej := t.idleForCheckpoints(th, fmt.Sprintf("rollback --to-run %d", c.Run), "interrupt it before rolling back"); rej != nil {
 		return rej
 	}
 	scope := ScopeBase

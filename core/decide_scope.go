@@ -106,7 +106,7 @@ func (t *tx) mark(c *Command) *Rejection {
 	if !checkpointsOn(th) {
 		return reject(ReasonUnsupported, "thread %s has no workspace to checkpoint", th.ID)
 	}
-	if rej := t.idleForCheckpoints(th, "its checkpoint is captured when it ends; mark the workspace once the thread is idle"); rej != nil {
+	if rej := t.idleForCheckpoints(th, "checkpoint", "its checkpoint is captured when it ends; mark the workspace once the thread is idle"); rej != nil {
 		return rej
 	}
 	k, latest := t.st.MarkCount(th.ID)+1, 0
@@ -127,22 +127,23 @@ func (t *tx) mark(c *Command) *Rejection {
 
 // idleForCheckpoints refuses a checkpoint command while a run or an
 // operation of the thread is in flight; why ends the active-run message.
-func (t *tx) idleForCheckpoints(th *Thread, why string) *Rejection {
+func (t *tx) idleForCheckpoints(th *Thread, what, why string) *Rejection {
 	for _, r := range t.st.RunsOf(th.ID) {
 		if r.Status == RunRunning || r.Status == RunWaiting || r.Finishing != "" || r.AwaitBase {
-			return reject(ReasonInvalidState, "run %d is active; %s", r.Ordinal, why)
+			return reject(ReasonInvalidState, "%s: run %d is active; %s", what, r.Ordinal, why)
 		}
 		if r.Recoverable {
-			return reject(ReasonInvalidState, "run %d was interrupted by a restart; resume or interrupt it first", r.Ordinal)
+			return reject(ReasonInvalidState, "%s: run %d was interrupted by a restart; `nexus resume %s` or `nexus interrupt %s` first",
+				what, r.Ordinal, th.ID, th.ID)
 		}
 	}
 	for _, op := range t.st.Operations {
 		if op.Thread == th.ID && op.Status == OpRunning {
-			return reject(ReasonInvalidState, "%s of thread %s is still in progress; finish it with `nexus resume %s`", op.ID, th.ID, th.ID)
+			return reject(ReasonInvalidState, "%s: %s of thread %s is still in progress; finish it with `nexus resume %s`", what, op.ID, th.ID, th.ID)
 		}
 	}
 	if e := t.st.pendingCapture(th.ID); e != "" {
-		return reject(ReasonInvalidState, "checkpoint %s is still being captured; try again when it is done", e)
+		return reject(ReasonInvalidState, "%s: checkpoint %s is still being captured; try again when it is done", what, e)
 	}
 	return nil
 }
@@ -173,16 +174,16 @@ func (t *tx) rollbackScope(c *Command) *Rejection {
 	if !checkpointsOn(th) {
 		return reject(ReasonUnsupported, "thread %s has no workspace checkpoints to roll back to", th.ID)
 	}
-	if rej := t.idleForCheckpoints(th, "interrupt it before rolling back"); rej != nil {
+	what := "rollback --to-checkpoint " + strings.TrimPrefix(c.Checkpoint, th.ID+"/cp/")
+	if c.Kind == CmdRollbackNode {
+		what = "rollback --to-node " + c.Node
+	}
+	if rej := t.idleForCheckpoints(th, what, "interrupt it before rolling back"); rej != nil {
 		return rej
 	}
 	id := c.Checkpoint
 	if c.Kind == CmdRollbackNode {
 		id = CheckpointID(th.ID, NodeScope(th.ID, c.Node))
-	}
-	what := "rollback --to-checkpoint " + strings.TrimPrefix(id, th.ID+"/cp/")
-	if c.Kind == CmdRollbackNode {
-		what = "rollback --to-node " + c.Node
 	}
 	cp := t.st.Checkpoints[id]
 	if cp == nil {

@@ -136,7 +136,7 @@ func (t *tx) undo(c *Command) *Rejection {
 	if !checkpointsOn(th) {
 		return reject(ReasonUnsupported, "rollback --undo: thread %s has no workspace checkpoints", th.ID)
 	}
-	if rej := t.idleForCheckpoints(th, "interrupt it before undoing a rollback"); rej != nil {
+	if rej := t.idleForCheckpoints(th, "rollback --undo", "interrupt it before undoing a rollback"); rej != nil {
 		return rej
 	}
 	last := t.st.newestOp(th.ID)
