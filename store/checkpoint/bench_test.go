@@ -145,6 +145,57 @@ func BenchmarkRestore(b *testing.B) {
 	report(b, ours, base)
 }
 
+// BenchmarkRestoreOnly: a rollback as nexus runs it, restoring only the
+// 100 paths the undone run changed (RestoreOnly: it also checks each
+// against the state the thread left, to keep what someone else changed),
+// against the same baseline as BenchmarkRestore (target: <= 2x).
+func BenchmarkRestoreOnly(b *testing.B) {
+	repo := bigRepo(b, 10000)
+	m := New(b.TempDir(), Options{})
+	ctx := context.Background()
+	before, err := m.Capture(ctx, repo, "bench", "run/1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	editFiles(b, repo, 100, 0)
+	after, err := m.Capture(ctx, repo, "bench", "run/2")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var own []string
+	for i := 0; i < 100; i++ {
+		own = append(own, fmt.Sprintf("d%03d/f%05d.txt", i, i*100))
+	}
+	tmp := b.TempDir()
+	var ours, base meter
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		idx := filepath.Join(tmp, fmt.Sprintf("index-%d", i))
+		env := []string{"GIT_INDEX_FILE=" + idx}
+		stop := base.start()
+		timeGit(b, repo, env, "read-tree", before.Commit)
+		timeGit(b, repo, env, "checkout-index", "-a", "-f")
+		stop()
+		if _, err := m.Restore(ctx, repo, "", after.Commit); err != nil {
+			b.Fatal(err)
+		}
+
+		stop = ours.start()
+		r, err := m.RestoreOnly(ctx, repo, "bench", before.Commit, after.Commit, own, false)
+		stop()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Written) != 100 || len(r.Kept) != 0 {
+			b.Fatalf("restored %d files and kept %d, want 100 and none", len(r.Written), len(r.Kept))
+		}
+		if _, err := m.Restore(ctx, repo, "", after.Commit); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report(b, ours, base)
+}
+
 // meter records the wall time and the CPU time (ours and our
 // children's: git) of each measured operation.
 type meter struct{ wall, cpu []time.Duration }
