@@ -11,8 +11,10 @@
 //	New(stateDir, Options) *Manager
 //	Capture(ctx, workspace, thread, scope) (Checkpoint, error)
 //	Diff(ctx, workspace, from, to) (Diff, error)
+//	DiffOnly(ctx, workspace, from, to, paths) (Diff, error)   Diff of those paths
 //	Stats(ctx, workspace, from, to) (Diff, error)   Diff without the patch
 //	Restore(ctx, workspace, thread, commit) (Restored, error)
+//	RestoreOnly(ctx, workspace, thread, commit, from, only, force) (Restored, error)
 //	Dirty(ctx, workspace, since) (bool, error)
 //	Refs(ctx, workspace, thread) ([]Ref, error)
 //	Resolve(ctx, workspace, rev) (commit, error)
@@ -225,6 +227,15 @@
 // after a crash or a timeout and it finishes. Empty directories git
 // cannot record are left alone.
 //
+// RestoreOnly is how a rollback restores: of the paths that differ
+// between from (where the thread left the workspace) and the checkpoint,
+// only those in only (a thread's own changes; nil: all of them) are put
+// back; everything else in the directory stays. A path whose file
+// differs from both from and the checkpoint was changed since by someone
+// else: it is kept and reported in Kept, unless force. Two listings
+// (against each commit's tree) decide it all from the disk, so it too is
+// idempotent: a path already as the checkpoint has it counts as done.
+//
 // # How the kernel calls it
 //
 //   - Run 1 start: Capture(ws, thread, "base") as the baseline.
@@ -246,12 +257,23 @@
 //     N=1; after a rollback, the newest earlier one not stale), checkpoint
 //     of run N). Pass commits when the journal has them: a scope's ref is
 //     replaced if that scope is captured again.
-//   - Rollback to run N (after the provider step): Restore(ws, thread,
-//     ref of run N); on recovery call it again. Later checkpoints are
-//     marked stale in the journal; their refs stay.
-//   - rollback.node, and a rollback to a mark: Restore that checkpoint,
-//     then Dirty(ws, the run's own checkpoint) says whether the files now
-//     differ from it (the work after the node or the mark is undone).
+//   - Before a rollback or an undo changes anything: Capture(ws, thread,
+//     "safety/rollback<k>"), the workspace as it is, which its undo
+//     restores (no Stats: nothing is listed).
+//   - Rollback to run N (after the provider step): RestoreOnly(ws,
+//     thread, run N's commit, the thread's newest checkpoint, the undone
+//     runs' own paths, force); on recovery call it again. Later
+//     checkpoints are marked stale in the journal; their refs stay. An
+//     undo: RestoreOnly(ws, thread, the safety commit, the commit the
+//     rollback restored, the paths it changed, force). Operations
+//     journaled before this (no from) use Restore.
+//   - rollback.node, and a rollback to a mark: the same with that
+//     checkpoint, then Dirty(ws, the run's own checkpoint) says whether
+//     the files now differ from it (the work after the node or the mark
+//     is undone).
+//   - A run's capture lists only the run's own changes: the host keeps
+//     the Stats files the agent reported writing or that were modified
+//     during one of the run's commands, and counts the rest.
 //   - Fork --worktree: AddWorktree(ws, path, checkpoint ref, "") then,
 //     before the fork's first run, Capture(worktree.Workspace, fork,
 //     "base"); thread new --worktree
