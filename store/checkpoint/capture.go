@@ -45,6 +45,9 @@ func (m *Manager) Capture(ctx context.Context, workspace, thread, scope string) 
 	if err := checkName(scope, true); err != nil {
 		return Checkpoint{}, err
 	}
+	if err := m.gitFound(); err != nil {
+		return Checkpoint{}, err
+	}
 	path, err := canonical(workspace)
 	if err != nil {
 		return Checkpoint{}, err

@@ -193,7 +193,11 @@
 // workspace is a subdirectory, Capture, Restore, Diff and Dirty look at
 // and touch only files under it (Workspace.Prefix); the rest of the
 // checkpoint's tree is the user's index. Paths in results are relative
-// to the workspace.
+// to the workspace. The repository found the first time is pinned
+// (<stateDir>/checkpoints/pins/<sha256(path)[:16]>, pin.go): a .git that
+// appears in the workspace later (an agent's `git init`) is never
+// adopted, by this process or a later one, and a pinned repository that
+// is gone is an error naming it.
 //
 // A workspace outside any repository, or in a directory its repository
 // ignores, gets a shadow repository

@@ -69,6 +69,21 @@ type Manager struct {
 	tips  map[string]tip
 	kept  map[string]keptIndex
 	heads map[string]string
+	// gitErr is whether the git binary can be found, looked up once.
+	gitOnce sync.Once
+	gitErr  error
+}
+
+// gitFound reports ErrNoGit when the git binary cannot be found (a
+// workspace's pinned repository means no git call may come first to
+// tell).
+func (m *Manager) gitFound() error {
+	m.gitOnce.Do(func() {
+		if _, err := exec.LookPath(m.opts.Git); err != nil {
+			m.gitErr = errors.Join(ErrNoGit, err)
+		}
+	})
+	return m.gitErr
 }
 
 // wsLock is a workspace's lock: a one-slot channel, so waiting for it

@@ -184,6 +184,9 @@ func (m *Manager) DeleteThread(ctx context.Context, workspace, thread string) er
 
 // open canonicalizes and locks a workspace and resolves its repository.
 func (m *Manager) open(ctx context.Context, workspace string) (*ws, func(), error) {
+	if err := m.gitFound(); err != nil {
+		return nil, nil, err
+	}
 	path, err := canonical(workspace)
 	if err != nil {
 		return nil, nil, err

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -74,6 +75,9 @@ func (m *Manager) filterOff(ctx context.Context, c cmd) ([]string, error) {
 	x.Dir = c.dir
 	x.Env = append(append(append([]string(nil), baseEnv()...), neutralEnv...), c.env...)
 	out, err := x.Output()
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+		return nil, errors.Join(ErrNoGit, err)
+	}
 	if err != nil {
 		return nil, &GitError{Op: c.op, Args: []string{"config", "--list", "--show-origin"}, Err: err}
 	}

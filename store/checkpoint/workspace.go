@@ -128,18 +128,11 @@ func (m *Manager) resolve(ctx context.Context, path string) (*ws, error) {
 }
 
 // valid reports whether a remembered resolution still holds: its
-// repository exists, and no repository has appeared at the workspace
-// itself since.
+// repository exists. (A repository that appears in the workspace later
+// changes nothing: the workspace is pinned to the one it started with.)
 func (w *ws) valid() bool {
-	if _, err := os.Stat(filepath.Join(w.GitDir, "HEAD")); err != nil {
-		return false
-	}
-	if !w.Shadow && w.Prefix != "" {
-		if _, err := os.Lstat(filepath.Join(w.Path, ".git")); err == nil {
-			return false
-		}
-	}
-	return true
+	_, err := os.Stat(filepath.Join(w.GitDir, "HEAD"))
+	return err == nil
 }
 
 // find resolves a workspace path with git. A workspace keeps a shadow
@@ -152,19 +145,26 @@ func (m *Manager) find(ctx context.Context, path string) (*ws, error) {
 	if _, err := os.Stat(filepath.Join(shadow, "HEAD")); err == nil {
 		return m.shadowWS(path, shadow), nil
 	}
-	out, err := m.run(ctx, cmd{op: "open workspace", dir: path, args: []string{"rev-parse",
-		"--show-toplevel", "--show-prefix", "--absolute-git-dir", "--show-object-format", "--git-path", "index", "--git-path", "objects",
-		"--git-common-dir"}})
+	lines, err := m.readPin(path)
 	if err != nil {
-		var ge *GitError
-		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
-			return m.initShadow(ctx, path, shadow)
-		}
 		return nil, err
 	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != 7 {
-		return nil, fmt.Errorf("checkpoint: unexpected git rev-parse output %q; check the git installation", out)
+	pinned := lines != nil
+	if !pinned {
+		out, err := m.run(ctx, cmd{op: "open workspace", dir: path, args: []string{"rev-parse",
+			"--show-toplevel", "--show-prefix", "--absolute-git-dir", "--show-object-format", "--git-path", "index", "--git-path", "objects",
+			"--git-common-dir"}})
+		if err != nil {
+			var ge *GitError
+			if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
+				return m.initShadow(ctx, path, shadow)
+			}
+			return nil, err
+		}
+		lines = strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		if len(lines) != 7 {
+			return nil, fmt.Errorf("checkpoint: unexpected git rev-parse output %q; check the git installation", out)
+		}
 	}
 	w := &ws{Workspace: Workspace{Path: path, Top: lines[0], Prefix: lines[1], GitDir: lines[2]}, format: lines[3], index: lines[4], objects: lines[5], common: lines[6]}
 	for _, p := range []*string{&w.index, &w.objects, &w.common} {
@@ -185,6 +185,11 @@ func (m *Manager) find(ctx context.Context, path string) (*ws, error) {
 		}
 	}
 	w.exclude = excludePattern(w.Top, w.Prefix, m.stateDir)
+	if !pinned {
+		if err := m.writePin(path, []string{w.Top, w.Prefix, w.GitDir, w.format, w.index, w.objects, w.common}); err != nil {
+			return nil, err
+		}
+	}
 	return w, nil
 }
 
