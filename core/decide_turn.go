@@ -51,9 +51,9 @@ func (t *tx) observe(o *Observation) {
 		if n == nil {
 			n = t.addNode(a, o.Key, NodeAssistantMessage, o.Parent, "assistant")
 		}
-		if o.Text != "" {
+		if text := boundDelta(len(n.Text), o.Text); text != "" {
 			t.emit(EvNodeText, Event{Thread: r.Thread, Run: r.ID, Attempt: a.ID, Node: n.ID,
-				Correlation: r.ID, Payload: Payload{Text: o.Text}})
+				Correlation: r.ID, Payload: Payload{Text: text}})
 		}
 		if o.Final {
 			t.closeNode(n.ID, NodeCompleted)
@@ -68,7 +68,7 @@ func (t *tx) observe(o *Observation) {
 			c.Title = o.Title
 		}
 		if o.Text != "" {
-			c.Text = o.Text
+			c.Text = boundText(o.Text)
 		}
 		changedPaths := false
 		if len(o.Paths) > 0 && !slices.Equal(o.Paths, c.Paths) {
