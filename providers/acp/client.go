@@ -108,6 +108,7 @@ func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk
 // an os.Root on the workspace, which refuses any symlink that leads out,
 // a dangling one included.
 func (c *client) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	mark := c.s.flow.mark() // the updates the agent sent before this write
 	path, err := c.confine(p.Path)
 	if err != nil {
 		return sdk.WriteTextFileResponse{}, err
@@ -144,7 +145,16 @@ func (c *client) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) 
 		f.Close()
 		return sdk.WriteTextFileResponse{}, err
 	}
-	return sdk.WriteTextFileResponse{}, f.Close()
+	if err := f.Close(); err != nil {
+		return sdk.WriteTextFileResponse{}, err
+	}
+	if t := c.s.Turn(); t != nil {
+		// The tool call this write is for may still be in the SDK's
+		// queue of updates: wait for it before looking for it.
+		c.s.flow.wait(mark, holdMax)
+		c.wroteFile(t, path, len(p.Content))
+	}
+	return sdk.WriteTextFileResponse{}, nil
 }
 
 // openRoot opens the workspace as an os.Root and names path relative to
@@ -405,11 +415,11 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 		kind := tc.Kind
 		st := tc.Status
 		c.toolNode(t, sdk.ToolCallUpdate{ToolCallId: tc.ToolCallId, Title: &tc.Title, Kind: &kind, Status: &st,
-			Content: tc.Content, RawOutput: tc.RawOutput})
+			Content: tc.Content, Locations: tc.Locations, RawOutput: tc.RawOutput})
 	case u.ToolCallUpdate != nil:
 		tc := u.ToolCallUpdate
 		c.toolNode(t, sdk.ToolCallUpdate{ToolCallId: tc.ToolCallId, Title: tc.Title, Kind: tc.Kind, Status: tc.Status,
-			Content: tc.Content, RawOutput: tc.RawOutput})
+			Content: tc.Content, Locations: tc.Locations, RawOutput: tc.RawOutput})
 	case u.Plan != nil:
 		var items []core.PlanItem
 		for _, e := range u.Plan.Entries {
