@@ -122,6 +122,11 @@ func (s *session) Start(turn *agentproc.Turn, history bool) {
 	s.mu.Lock()
 	s.textKey, s.cancelSent, s.denied = "", false, false
 	s.granted, s.grantedAny = map[string]bool{}, 0
+	for _, c := range s.tools {
+		// The kernel closed the last turn's calls: a write of this turn
+		// is not theirs.
+		c.open, c.claims, c.wrote = false, nil, nil
+	}
 	s.mu.Unlock()
 	if !s.Begin(turn) {
 		return
