@@ -127,11 +127,15 @@ func acpFlow(t *testing.T, a acpAgent) (*env, string) {
 }
 
 // TestClaudeACP drives the real claude-agent-acp (pinned in pinnedCLIs)
-// against the fake Anthropic API through acpFlow.
+// against the fake Anthropic API through acpFlow, then has it write a
+// file with its Write tool, as TestClaudeCLI does.
 func TestClaudeACP(t *testing.T) {
 	needCLI(t, "claude-agent-acp")
 	anthropicModel(t)
-	acpFlow(t, acpAgent{profile: "claude-acp", usage: true, deniedRun: "completed", denied: "tool said"})
+	e, th := acpFlow(t, acpAgent{profile: "claude-acp", usage: true, deniedRun: "completed", denied: "tool said"})
+	stop := e.serve()
+	claudeWrites(t, e, th)
+	stop()
 }
 
 // TestCodexACP drives the real codex-acp (pinned in pinnedCLIs) against

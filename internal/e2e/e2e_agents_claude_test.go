@@ -5,13 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nexus-tui/nexus/core"
 )
 
 // TestClaudeCLI drives the real Claude Code (pinned in pinnedCLIs)
 // against the fake Anthropic API: a text turn with usage, approvals
 // allowed and denied, a question answered through `nexus respond`, an
-// interrupt mid-turn, and the next turn in a new nexus process resuming
-// the same Claude session by its native ref.
+// interrupt mid-turn, a file written with the Write tool (listed in the
+// run's checkpoint as the agent's), and the next turn in a new nexus
+// process resuming the same Claude session by its native ref.
 func TestClaudeCLI(t *testing.T) {
 	needCLI(t, "claude")
 	anthropicModel(t)
@@ -106,6 +109,7 @@ func TestClaudeCLI(t *testing.T) {
 	if out := e.must("send", th, "still there?"); !strings.Contains(out, "echo: still there?") {
 		t.Fatalf("after the interrupt: %q", out)
 	}
+	claudeWrites(t, e, th)
 	stop()
 
 	// A new nexus process resumes the same Claude session: the model sees
@@ -143,6 +147,41 @@ func TestClaudeCLI(t *testing.T) {
 	}
 	if refs := nativeRefs(e, th); len(refs) != 2 || refs[0] != after[0] {
 		t.Errorf("native refs after the rollback %v: want the old one and the fork", refs)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "sub", "written.txt")); err == nil {
+		t.Errorf("sub/written.txt, written by a later run, survived the rollback to run 1")
+	}
+}
+
+// claudeWrites has Claude write a file with its Write tool (allowed when
+// asked): the run's checkpoint lists the file as the agent's own, exact
+// from the path the tool named rather than from the call's time window,
+// and the tool's node names it (in the journal).
+func claudeWrites(t *testing.T, e *env, th string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(e.ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if res := e.run("send", th, "write: "+filepath.Join(e.ws, "sub", "written.txt")); res.code != 3 {
+		t.Fatalf("send needing approval: exit %d, want 3: %s %s", res.code, res.out, res.err)
+	}
+	q := e.pendingRequest(th)
+	if q.Kind != "approval" || !strings.Contains(q.Prompt, "Write") {
+		t.Fatalf("request = %+v, want the write's approval", q)
+	}
+	e.must("respond", q.ID, "--allow")
+	n := q.Run
+	v := e.waitRun(th, n, "completed", "failed")
+	r := v.Runs[n-1]
+	if b, err := os.ReadFile(filepath.Join(e.ws, "sub", "written.txt")); r.Status != "completed" || err != nil || string(b) != "written by Claude\n" {
+		t.Fatalf("run %d = %+v; the file: %q %v", n, r, b, err)
+	}
+	if !strings.Contains(e.must("log", "--json"), `"paths":["sub/written.txt"]`) {
+		t.Errorf("no node of run %d names sub/written.txt in the journal", n)
+	}
+	cp := findCheckpoint(v, core.RunScope(n))
+	if cp == nil || !cp.Own || len(cp.Files) != 1 || cp.Files[0].Path != "sub/written.txt" || cp.Files[0].By != core.ByAgent {
+		t.Fatalf("run %d checkpoint %+v; want sub/written.txt as the agent's own", n, cp)
 	}
 }
 

@@ -78,7 +78,7 @@ func startFakeModel(t *testing.T, h func(m *fakeModel) http.Handler) *fakeModel 
 type reply struct {
 	Chunks []string
 	Delay  time.Duration
-	Tool   string // the generic tool: shell, ask, todo
+	Tool   string // the generic tool: shell, ask, todo, write (Claude Code's only)
 	Arg    string
 }
 
@@ -92,6 +92,8 @@ func script(text string, users []string, hasResult bool, result string) reply {
 		return reply{Chunks: []string{"tool said: ", strings.TrimSpace(result)}}
 	case strings.HasPrefix(t, "run: "):
 		return reply{Chunks: []string{"running it"}, Tool: "shell", Arg: strings.TrimPrefix(t, "run: ")}
+	case strings.HasPrefix(t, "write: "):
+		return reply{Chunks: []string{"writing it"}, Tool: "write", Arg: strings.TrimPrefix(t, "write: ")}
 	case strings.HasPrefix(t, "ask: "):
 		return reply{Tool: "ask", Arg: strings.TrimPrefix(t, "ask: ")}
 	case t == "todo":
@@ -220,6 +222,8 @@ func anthropicTool(rp reply) (string, any) {
 		return "AskUserQuestion", map[string]any{"questions": []any{map[string]any{"question": rp.Arg, "header": "Color",
 			"multiSelect": false, "options": []any{map[string]any{"label": "red", "description": "warm"},
 				map[string]any{"label": "blue", "description": "cool"}}}}}
+	case "write":
+		return "Write", map[string]any{"file_path": rp.Arg, "content": "written by Claude\n"}
 	case "todo":
 		return "TodoWrite", map[string]any{"todos": []any{
 			map[string]any{"content": "first", "status": "completed", "activeForm": "doing first"},

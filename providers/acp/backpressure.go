@@ -1,7 +1,7 @@
 package acp
 
 import (
-	"bytes"
+	"encoding/json"
 	"sync"
 	"time"
 )
@@ -24,22 +24,38 @@ type inflight struct {
 	mu   sync.Mutex
 	n    int
 	free chan struct{} // signalled when n drops below maxInFlight
+	// fed and handled count every update passed on and handled; handledC
+	// is closed (and replaced) whenever handled grows.
+	fed, handled uint64
+	handledC     chan struct{}
 }
 
-func newInflight() *inflight { return &inflight{free: make(chan struct{}, 1)} }
+func newInflight() *inflight {
+	return &inflight{free: make(chan struct{}, 1), handledC: make(chan struct{})}
+}
 
-var updateMethod = []byte(`"session/update"`)
-
-// admit is called by the filter before it passes line on.
-func (f *inflight) admit(line []byte) {
-	if !bytes.Contains(line, updateMethod) {
-		return
+// isUpdate reports whether a line the agent sent is a session/update
+// notification; a request whose text merely mentions the method (a file
+// being written, say) is not. It scans the line only when it is JSON.
+func isUpdate(line []byte) (update, valid bool) {
+	var head struct {
+		ID     *json.RawMessage `json:"id"` // nil for null, as the SDK reads it
+		Method string           `json:"method"`
 	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return false, json.Valid(line) // valid JSON that is not an object
+	}
+	return head.Method == "session/update" && head.ID == nil, true
+}
+
+// admit is called by the filter before it passes an update on.
+func (f *inflight) admit() {
 	deadline := time.Now().Add(holdMax)
 	for {
 		f.mu.Lock()
 		if f.n < maxInFlight || time.Now().After(deadline) {
 			f.n++
+			f.fed++
 			f.mu.Unlock()
 			return
 		}
@@ -57,9 +73,42 @@ func (f *inflight) done() {
 	if f.n > 0 {
 		f.n--
 	}
+	f.handled++
+	close(f.handledC)
+	f.handledC = make(chan struct{})
 	f.mu.Unlock()
 	select {
 	case f.free <- struct{}{}:
 	default:
+	}
+}
+
+// mark is the number of updates passed on so far.
+func (f *inflight) mark() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fed
+}
+
+// wait returns once the updates passed on up to mark are handled, or
+// after d: a request the agent sent after an update (fs/write_text_file
+// after the tool_call it belongs to) reaches its handler before the
+// update does, since the SDK handles requests at once and updates in
+// turn. The bound covers updates the SDK drops (malformed params).
+func (f *inflight) wait(mark uint64, d time.Duration) {
+	timeout := time.NewTimer(d)
+	defer timeout.Stop()
+	for {
+		f.mu.Lock()
+		ok, ch := f.handled >= mark, f.handledC
+		f.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timeout.C:
+			return
+		}
 	}
 }

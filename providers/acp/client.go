@@ -108,6 +108,7 @@ func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk
 // an os.Root on the workspace, which refuses any symlink that leads out,
 // a dangling one included.
 func (c *client) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	mark := c.s.flow.mark() // the updates the agent sent before this write
 	path, err := c.confine(p.Path)
 	if err != nil {
 		return sdk.WriteTextFileResponse{}, err
@@ -144,7 +145,16 @@ func (c *client) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) 
 		f.Close()
 		return sdk.WriteTextFileResponse{}, err
 	}
-	return sdk.WriteTextFileResponse{}, f.Close()
+	if err := f.Close(); err != nil {
+		return sdk.WriteTextFileResponse{}, err
+	}
+	if t := c.s.Turn(); t != nil {
+		// The tool call this write is for may still be in the SDK's
+		// queue of updates: wait for it before looking for it.
+		c.s.flow.wait(mark, holdMax)
+		c.wroteFile(t, path, len(p.Content))
+	}
+	return sdk.WriteTextFileResponse{}, nil
 }
 
 // openRoot opens the workspace as an os.Root and names path relative to
@@ -405,11 +415,11 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 		kind := tc.Kind
 		st := tc.Status
 		c.toolNode(t, sdk.ToolCallUpdate{ToolCallId: tc.ToolCallId, Title: &tc.Title, Kind: &kind, Status: &st,
-			Content: tc.Content, RawOutput: tc.RawOutput})
+			Content: tc.Content, Locations: tc.Locations, RawOutput: tc.RawOutput})
 	case u.ToolCallUpdate != nil:
 		tc := u.ToolCallUpdate
 		c.toolNode(t, sdk.ToolCallUpdate{ToolCallId: tc.ToolCallId, Title: tc.Title, Kind: tc.Kind, Status: tc.Status,
-			Content: tc.Content, RawOutput: tc.RawOutput})
+			Content: tc.Content, Locations: tc.Locations, RawOutput: tc.RawOutput})
 	case u.Plan != nil:
 		var items []core.PlanItem
 		for _, e := range u.Plan.Entries {
@@ -429,52 +439,3 @@ func planStatus(s sdk.PlanEntryStatus) core.PlanItemStatus {
 	}
 	return core.ItemPending
 }
-
-// toolNode creates or updates the node of a tool call.
-func (c *client) toolNode(t *agentproc.Turn, tc sdk.ToolCallUpdate) {
-	s := c.s
-	id := string(tc.ToolCallId)
-	o := core.Observation{Kind: core.ObsNode, Key: id, NodeKind: core.NodeToolCall}
-	s.mu.Lock()
-	if !s.tools[id] {
-		s.tools[id] = true
-		o.NodeStatus = core.NodeRunning
-	}
-	s.mu.Unlock()
-	if tc.Title != nil {
-		o.Title = *tc.Title
-	}
-	if tc.Status != nil {
-		switch *tc.Status {
-		case sdk.ToolCallStatusCompleted:
-			o.NodeStatus = core.NodeCompleted
-		case sdk.ToolCallStatusFailed:
-			o.NodeStatus = core.NodeFailed
-		}
-	}
-	o.Text = c.s.toolText(tc.Content)
-	if o.Title == "" && o.NodeStatus == "" && o.Text == "" {
-		return
-	}
-	t.Obs(o)
-}
-
-// toolText renders tool content: text, diffs, and the output of nexus's
-// terminals.
-func (s *session) toolText(content []sdk.ToolCallContent) string {
-	var b strings.Builder
-	for _, c := range content {
-		switch {
-		case c.Content != nil && c.Content.Content.Text != nil:
-			b.WriteString(c.Content.Content.Text.Text)
-			b.WriteString("\n")
-		case c.Diff != nil:
-			fmt.Fprintf(&b, "edit %s\n%s\n", c.Diff.Path, c.Diff.NewText)
-		case c.Terminal != nil:
-			b.WriteString(s.terms.output(c.Terminal.TerminalId))
-		}
-	}
-	return cut(strings.TrimRight(b.String(), "\n"))
-}
-
-func cut(s string) string { return agentproc.Cut(s, maxToolText, cutMark) }

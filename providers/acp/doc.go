@@ -25,6 +25,22 @@
 //   - tool_call and tool_call_update are tool nodes; their text is the
 //     content: text blocks, diffs (path and new text), and the output of
 //     nexus's own terminals.
+//   - Tool nodes report the files written for them
+//     (core.Observation.Paths, relative to the workspace, paths outside
+//     it dropped; agentproc.WorkspacePaths), which the run's checkpoint
+//     lists as the agent's: the files nexus wrote through
+//     fs/write_text_file while the call was open, and, once a call of
+//     kind edit completes, the paths of its locations and diffs (a
+//     failed or unfinished edit reports only what nexus wrote: the
+//     kernel goes by the call's time window). ACP does not say which
+//     call a write is for: it goes on the turn's open edit call whose
+//     locations or diffs name the file, else the turn's only open edit
+//     call, else on a completed node of its own (key "write:PATH",
+//     title "write PATH"); never on a command's node, since a node with
+//     paths has no time window and the command's other changes would
+//     lose theirs. The SDK handles requests at once and updates in
+//     turn, so a write first waits (at most holdMax) for the updates
+//     the agent sent before it.
 //   - plan replaces the todo list.
 //   - session/request_permission becomes an approval (tool kinds edit,
 //     delete, move are action "write"; execute is "command"), answered

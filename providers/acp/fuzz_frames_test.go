@@ -29,6 +29,8 @@ var acpSeeds = []string{
 	`{"id":101,"method":"session/request_permission","params":{"sessionId":"s-1","toolCall":{"toolCallId":"tc2","kind":"edit"},"options":[{"optionId":"always","name":"Always","kind":"allow_always"}]}}
 {"id":102,"method":"session/request_permission","params":{"sessionId":"s-1","toolCall":{"toolCallId":"tc3","title":"rm"},"options":[]}}`,
 	`{"method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"tool_call_update","toolCallId":"tc1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"made x"}},{"type":"diff","path":"/ws/a.go","oldText":"a","newText":"b"},{"type":"terminal","terminalId":"term-1"}]}}}`,
+	`{"method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"tool_call","toolCallId":"tc4","title":"Edit","kind":"edit","locations":[{"path":"/ws/a.go"},{"path":"/etc/x"}]}}}
+{"method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"tool_call_update","toolCallId":"tc4","status":"completed"}}}`,
 	`{"method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"plan","entries":[{"content":"first","priority":"high","status":"completed"},{"content":"second","priority":"low","status":"in_progress"}]}}}`,
 	`{"method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"usage_update","used":100,"size":1000,"cost":{"amount":0.02,"currency":"USD"}}}}
 {"id":1,"result":{"stopReason":"end_turn","usage":{"inputTokens":10,"outputTokens":5,"thoughtTokens":2,"totalTokens":17}}}`,
@@ -105,6 +107,7 @@ func runACPFrames(t *testing.T, data []byte) {
 	s := newSession(Config{Name: "gemini", Command: []string{"gemini", "--acp"}}, "t1", out)
 	e := agenttest.StartTurn("t1", "gemini", "hi")
 	e.Turn.Policy.Allow = []string{"write"}
+	e.Turn.Workspace = "/ws" // written paths are named relative to it
 	s.Begin(agentproc.NewTurn(e, out, "gemini", 0))
 	c := &client{s: s}
 	responses := []core.Response{core.RespAllow, core.RespAllowAlways, core.RespDeny}
@@ -191,9 +194,9 @@ func permission(t *testing.T, c *client, sink *obsLog, p sdk.RequestPermissionRe
 // checkACPObs asserts what every observation of a turn promises: it is
 // stamped with the attempt, nothing follows turn.ended, text is valid
 // UTF-8 when the input was, text nodes have a key, tool nodes have a kind
-// and something to show with output cut to size, plan statuses are the
-// three nexus knows, usage is neither negative nor past agentproc.MaxCount, and
-// approvals say what they allow.
+// and something to show (or the paths written) with output cut to size,
+// plan statuses are the three nexus knows, usage is neither negative nor
+// past agentproc.MaxCount, and approvals say what they allow.
 func checkACPObs(t *testing.T, e core.Effect, obs []core.Observation, validInput bool) {
 	t.Helper()
 	agenttest.CheckTurnObs(t, e, obs, validInput, func(o core.Observation) {
@@ -203,7 +206,7 @@ func checkACPObs(t *testing.T, e core.Effect, obs []core.Observation, validInput
 				t.Fatalf("text without a node key: %+v", o)
 			}
 		case core.ObsNode:
-			if o.NodeKind != core.NodeToolCall || o.Title == "" && o.NodeStatus == "" && o.Text == "" ||
+			if o.NodeKind != core.NodeToolCall || o.Title == "" && o.NodeStatus == "" && o.Text == "" && len(o.Paths) == 0 ||
 				len(o.Text) > maxToolText+len(cutMark) {
 				t.Fatalf("tool node %q: kind %q, title %q, status %q, %d bytes of text", o.Key, o.NodeKind, o.Title, o.NodeStatus, len(o.Text))
 			}

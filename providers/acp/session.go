@@ -2,7 +2,6 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +29,9 @@ type session struct {
 	cfg  Config
 	out  *agentproc.Emitter
 	flow *inflight // session/update lines queued in the SDK
+	// nodes orders the tool node observations that carry paths (see
+	// toolNode); it is taken before mu, never while holding it.
+	nodes sync.Mutex
 	// updated is signalled (without blocking) on every session/update.
 	updated chan struct{}
 
@@ -44,9 +46,9 @@ type session struct {
 	permN     int
 	textKey   string // the assistant message node being streamed
 	msgN      int
-	tools     map[string]bool // tool call ids that have a node
-	cost      float64         // the session's cumulative cost so far
-	costSeen  float64         // cost already reported
+	tools     map[string]*toolCall // by id: the calls that have a node
+	cost      float64              // the session's cumulative cost so far
+	costSeen  float64              // cost already reported
 	terms     *terminals
 	// cancelSent and denied are about the current turn: nexus sent
 	// session/cancel; a permission was answered with a reject option.
@@ -68,7 +70,7 @@ type perm struct {
 }
 
 func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
-	s := &session{cfg: cfg, out: out, perms: map[string]*perm{}, tools: map[string]bool{}, terms: newTerminals(),
+	s := &session{cfg: cfg, out: out, perms: map[string]*perm{}, tools: map[string]*toolCall{}, terms: newTerminals(),
 		flow: newInflight(), updated: make(chan struct{}, 1)}
 	ask := ""
 	if len(cfg.Command) > 0 {
@@ -120,6 +122,11 @@ func (s *session) Start(turn *agentproc.Turn, history bool) {
 	s.mu.Lock()
 	s.textKey, s.cancelSent, s.denied = "", false, false
 	s.granted, s.grantedAny = map[string]bool{}, 0
+	for _, c := range s.tools {
+		// The kernel closed the last turn's calls: a write of this turn
+		// is not theirs.
+		c.open, c.claims, c.wrote = false, nil, nil
+	}
 	s.mu.Unlock()
 	if !s.Begin(turn) {
 		return
@@ -327,15 +334,18 @@ func (s *session) Attach(p *agentproc.Proc) agentproc.Conn {
 	s.mu.Unlock()
 	closed := false
 	line := func(b []byte) bool {
-		switch {
-		case closed:
+		if closed {
 			// No one reads: stdout is drained so the agent is never
 			// blocked writing, and its end reported as usual.
 			return true
-		case !json.Valid(b):
+		}
+		update, valid := isUpdate(b)
+		if !valid {
 			return false
 		}
-		s.flow.admit(b)
+		if update {
+			s.flow.admit()
+		}
 		if _, err := feed.Write(append(append([]byte(nil), b...), '\n')); err != nil {
 			closed = true
 		}

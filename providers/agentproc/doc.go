@@ -148,6 +148,14 @@
 // core.Turn.NativeRef (the kernel takes it from the journaled
 // ProviderThread of the thread's provider, when it is available).
 //
+// # Written paths
+//
+// WorkspacePaths turns the files an agent says it wrote into the
+// workspace-relative, slash-separated paths a tool call's node reports
+// (core.Observation.Paths), at most MaxPaths of them, dropping any
+// outside the workspace. The kernel lists them in the run's checkpoint
+// as the agent's own; they are used for nothing else.
+//
 // # Prompts
 //
 // Prompt builds what an agent is sent: a session that holds the

@@ -130,6 +130,9 @@ func (s *session) toolUse(t *agentproc.Turn, parent string, b block) {
 	_ = json.Unmarshal(b.Input, &in)
 	s.mu.Lock()
 	s.tools[b.ID] = b.Name
+	if p := writtenPath(b.Name, in); p != "" {
+		s.writes[b.ID] = p
+	}
 	s.mu.Unlock()
 	kind := core.NodeToolCall
 	if b.Name == "Task" || b.Name == "Agent" {
@@ -156,7 +159,10 @@ func (s *session) toolUse(t *agentproc.Turn, parent string, b block) {
 	}
 }
 
-// toolResults closes tool nodes with their output.
+// toolResults closes tool nodes with their output, and a write tool's
+// node with the file it wrote when it succeeded (a failed one wrote
+// nothing, or not all it meant to: the kernel then attributes by the
+// call's time window).
 func (s *session) toolResults(t *agentproc.Turn, f *frame) {
 	var m message
 	if json.Unmarshal(f.Message, &m) != nil {
@@ -174,12 +180,18 @@ func (s *session) toolResults(t *agentproc.Turn, f *frame) {
 		s.mu.Lock()
 		changed := s.plan.toolResult(b.ToolUseID, text, b.IsError)
 		items := s.plan.items()
+		wrote, write := s.writes[b.ToolUseID]
+		delete(s.writes, b.ToolUseID)
 		s.mu.Unlock()
 		if changed {
 			t.Obs(core.Observation{Kind: core.ObsPlan, Items: items})
 		}
+		var paths []string
+		if write && !b.IsError {
+			paths = agentproc.WorkspacePaths(agentproc.Workspace(t.E), wrote)
+		}
 		text = agentproc.Cut(text, maxToolText, cutMark)
-		t.Obs(core.Observation{Kind: core.ObsNode, Key: b.ToolUseID, NodeStatus: status, Text: orDash(text)})
+		t.Obs(core.Observation{Kind: core.ObsNode, Key: b.ToolUseID, NodeStatus: status, Text: orDash(text), Paths: paths})
 	}
 }
 
@@ -215,6 +227,21 @@ func toolTitle(name string, in map[string]any) string {
 		}
 	}
 	return name
+}
+
+// writtenPath is the file a tool that writes one names in its input, or
+// "" for other tools.
+func writtenPath(tool string, in map[string]any) string {
+	key := "file_path"
+	switch tool {
+	case "Write", "Edit", "MultiEdit":
+	case "NotebookEdit":
+		key = "notebook_path"
+	default:
+		return ""
+	}
+	p, _ := in[key].(string)
+	return p
 }
 
 // actionOf is the nexus action kind of a tool, for "allow always".

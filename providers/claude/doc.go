@@ -17,6 +17,13 @@
 //     events carry parent_tool_use_id, which becomes the node parent;
 //     tool_result closes the node (failed when is_error) with its output
 //     (cut at 16 KiB).
+//   - Write, Edit and MultiEdit name the file they write in file_path,
+//     NotebookEdit in notebook_path: the tool_result that closes such a
+//     call without is_error reports that file on its node
+//     (core.Observation.Paths, relative to the workspace; a path outside
+//     it is dropped; agentproc.WorkspacePaths), so the run's checkpoint
+//     lists it as the agent's. A failed or unanswered write reports
+//     none: the kernel then goes by the call's time window.
 //   - TodoWrite replaces the todo list; TaskCreate and TaskUpdate (newer
 //     CLIs; TodoWrite is disabled there) build it item by item, the task
 //     id learned from TaskCreate's result. A subagent's calls (their

@@ -30,6 +30,8 @@ var claudeSeeds = []string{
 	`{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"tu1","name":"Bash","input":{"command":"touch x"}}]}}
 {"type":"control_request","request_id":"perm1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"touch x"},"tool_use_id":"tu1","description":"make x"}}
 {"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"tu1","content":"made x","is_error":false}]}}`,
+	`{"type":"assistant","message":{"id":"m6","content":[{"type":"tool_use","id":"tw1","name":"Write","input":{"file_path":"/ws/a.go"}},{"type":"tool_use","id":"tw2","name":"NotebookEdit","input":{"notebook_path":"../n.ipynb"}}]}}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"tw1","content":"ok"},{"type":"tool_result","tool_use_id":"tw2","content":"ok"}]}}`,
 	`{"type":"assistant","message":{"id":"m2","content":[{"type":"tool_use","id":"tu2","name":"TodoWrite","input":{"todos":[{"content":"first","status":"completed"},{"content":"second","status":"in_progress"}]}}]}}`,
 	`{"type":"assistant","message":{"id":"m3","content":[{"type":"tool_use","id":"tc1","name":"TaskCreate","input":{"subject":"write docs"}}]}}
 {"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"tc1","content":[{"type":"text","text":"Task #7 created"}]}]}}
@@ -112,6 +114,7 @@ func runClaudeFrames(t *testing.T, data []byte) {
 	out := agentproc.NewEmitter(context.Background(), sink)
 	s := newSession(Config{Name: "claude", Command: []string{"claude"}}, "t1", out)
 	e := agenttest.StartTurn("t1", "claude", "hi")
+	e.Turn.Workspace = "/ws" // written paths are named relative to it
 	s.Begin(agentproc.NewTurn(e, out, "claude", 0))
 	s.pending = 1
 	s.allow["write"] = true

@@ -46,6 +46,9 @@ type session struct {
 	tools    map[string]string // tool_use id -> tool name
 	allow    map[string]bool   // action kinds allowed without asking
 	plan     *plans
+	// writes are the files the turn's open write tools name (tool_use
+	// id -> path as given), reported on the node when the tool succeeds.
+	writes map[string]string
 }
 
 type permReq struct {
@@ -58,7 +61,7 @@ type permReq struct {
 func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
 	s := &session{cfg: cfg, out: out, reqs: map[string]*permReq{}, ctrl: map[string]chan json.RawMessage{},
 		streamed: map[string]bool{}, open: map[string]string{}, curMsg: map[string]string{}, tools: map[string]string{},
-		allow: map[string]bool{}, plan: &plans{}}
+		writes: map[string]string{}, allow: map[string]bool{}, plan: &plans{}}
 	s.Lifecycle = agentproc.NewLifecycle(agentproc.Agent{Name: cfg.Name, Thread: thread, Settings: cfg.Settings,
 		Format: "stream-json", Expected: "stream-json", Ask: fmt.Sprintf("is %q really Claude Code?", cfg.Command[0])}, out, s)
 	return s
@@ -111,7 +114,7 @@ func (s *session) Start(turn *agentproc.Turn, history bool) {
 	e := turn.E
 	s.mu.Lock()
 	s.pending, s.interrupt, s.lastRes, s.lastUUID = 1, false, nil, ""
-	s.plan = &plans{}
+	s.plan, s.writes = &plans{}, map[string]string{}
 	if e.Turn != nil {
 		for _, k := range e.Turn.Policy.Allow {
 			s.allow[k] = true

@@ -17,6 +17,13 @@
 //     streamed).
 //   - commandExecution, fileChange, mcpToolCall and webSearch items are
 //     tool nodes, completed with their output (exit code, diffs).
+//   - A fileChange item that completes with status completed reports the
+//     files it changed on its node (core.Observation.Paths): each of its
+//     changes[].path and, for an update that moved its file,
+//     kind.move_path; relative to the workspace, paths outside it
+//     dropped (agentproc.WorkspacePaths). The run's checkpoint lists
+//     them as the agent's. A failed or declined patch reports none: the
+//     kernel then goes by the item's time window.
 //   - item/commandExecution/requestApproval and
 //     item/fileChange/requestApproval (and the older execCommandApproval
 //     and applyPatchApproval) become approvals answered accept,

@@ -31,7 +31,7 @@ var codexSeeds = []string{
 	`{"method":"turn/plan/updated","params":{"plan":[{"step":"first","status":"completed"},{"step":"second","status":"inProgress"}]}}
 {"method":"thread/tokenUsage/updated","params":{"turnId":"tu-1","tokenUsage":{"last":{"inputTokens":21,"outputTokens":9,"reasoningOutputTokens":1}}}}`,
 	`{"id":7,"method":"item/fileChange/requestApproval","params":{"itemId":"fc-1"}}
-{"method":"item/completed","params":{"item":{"type":"fileChange","id":"fc-1","status":"completed","changes":[{"path":"a.go","diff":"-a\n+b"}]}}}`,
+{"method":"item/completed","params":{"item":{"type":"fileChange","id":"fc-1","status":"completed","changes":[{"path":"a.go","diff":"-a\n+b"},{"path":"/ws/b.go","kind":{"type":"update","move_path":"/ws/c.go"}}]}}}`,
 	`{"id":8,"method":"applyPatchApproval","params":{"callId":"fc-2"}}
 {"id":9,"method":"execCommandApproval","params":{"callId":"c-2","command":["ls","-la"]}}`,
 	`{"id":"q1","method":"item/tool/requestUserInput","params":{"itemId":"ask-1","questions":[{"id":"color","question":"Which color?","options":[{"label":"red"}]},{"id":"size","question":"How big?"}]}}`,
@@ -94,6 +94,7 @@ func runCodexFrames(t *testing.T, data []byte) {
 	s := newSession(Config{Name: "codex", Command: []string{"codex", "app-server"}}, "t1", out)
 	e := agenttest.StartTurn("t1", "codex", "hi")
 	e.Turn.Policy.Allow = []string{"write"}
+	e.Turn.Workspace = "/ws" // written paths are named relative to it
 	w := &wire{}
 	r := newRPC(w)
 	s.Begin(agentproc.NewTurn(e, out, "codex", 0))

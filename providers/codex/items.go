@@ -46,9 +46,9 @@ type item struct {
 	AggregatedOutput *string         `json:"aggregatedOutput"`
 	ExitCode         *int            `json:"exitCode"`
 	Changes          []struct {
-		Path string `json:"path"`
-		Kind any    `json:"kind"`
-		Diff string `json:"diff"`
+		Path string          `json:"path"`
+		Kind json.RawMessage `json:"kind"`
+		Diff string          `json:"diff"`
 	} `json:"changes"`
 	Server string `json:"server"`
 	Tool   string `json:"tool"`
@@ -202,7 +202,33 @@ func (s *session) itemCompleted(t *agentproc.Turn, it item) {
 		text = it.Status
 	}
 	text = cut(text)
-	t.Obs(core.Observation{Kind: core.ObsNode, Key: it.ID, NodeKind: core.NodeToolCall, NodeStatus: status, Title: title, Text: text})
+	// A patch that failed or was declined changed none of its files, or
+	// not all: it names none, and the kernel goes by the item's window.
+	var paths []string
+	if it.Type == "fileChange" && status == core.NodeCompleted {
+		paths = agentproc.WorkspacePaths(agentproc.Workspace(t.E), changedPaths(it)...)
+	}
+	t.Obs(core.Observation{Kind: core.ObsNode, Key: it.ID, NodeKind: core.NodeToolCall, NodeStatus: status, Title: title, Text: text,
+		Paths: paths})
+}
+
+// changedPaths are the files a fileChange item changed: each change's
+// path, and the path an update moved its file to (kind.move_path).
+func changedPaths(it item) []string {
+	var ps []string
+	for _, c := range it.Changes {
+		if len(ps) >= 4*agentproc.MaxPaths {
+			break // WorkspacePaths keeps MaxPaths of them anyway
+		}
+		ps = append(ps, c.Path)
+		var k struct {
+			MovePath string `json:"move_path"`
+		}
+		if json.Unmarshal(c.Kind, &k) == nil && k.MovePath != "" {
+			ps = append(ps, k.MovePath)
+		}
+	}
+	return ps
 }
 
 // cut bounds tool output to maxToolText bytes on a rune boundary.

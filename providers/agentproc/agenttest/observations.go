@@ -1,6 +1,8 @@
 package agenttest
 
 import (
+	"path"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -14,7 +16,8 @@ import (
 // string is valid UTF-8 when the input was; plan statuses are the three
 // nexus knows; a model call names its model in Model (a Title would be
 // lost: the kernel records Model); usage is never negative nor past a few
-// agentproc.MaxCount.
+// agentproc.MaxCount; a node names at most agentproc.MaxPaths written
+// paths, each relative to the workspace, clean and inside it.
 // Effect outcomes (answers to requests) are not part of the turn and are
 // skipped. each then checks what the one adapter adds.
 func CheckTurnObs(t testing.TB, e core.Effect, obs []core.Observation, validInput bool, each func(core.Observation)) {
@@ -32,6 +35,7 @@ func CheckTurnObs(t testing.TB, e core.Effect, obs []core.Observation, validInpu
 			t.Fatalf("observation not stamped with the attempt: %+v", o)
 		}
 		strs := []string{o.Key, o.Parent, o.Text, o.Title, o.Prompt, o.Error, o.Model}
+		checkPaths(t, o)
 		for _, it := range o.Items {
 			strs = append(strs, it.Text)
 			if it.Status != core.ItemPending && it.Status != core.ItemInProgress && it.Status != core.ItemCompleted && it.Status != core.ItemFailed {
@@ -51,5 +55,19 @@ func CheckTurnObs(t testing.TB, e core.Effect, obs []core.Observation, validInpu
 			t.Fatalf("usage out of bounds: %+v", o)
 		}
 		each(o)
+	}
+}
+
+// checkPaths asserts that the paths an observation names are ones the
+// kernel records as they are: few, relative, clean, inside the workspace.
+func checkPaths(t testing.TB, o core.Observation) {
+	t.Helper()
+	if len(o.Paths) > agentproc.MaxPaths {
+		t.Fatalf("%s %q names %d paths, more than %d", o.Kind, o.Key, len(o.Paths), agentproc.MaxPaths)
+	}
+	for _, p := range o.Paths {
+		if p == "" || path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
+			t.Fatalf("%s %q names the path %q: not relative, clean and inside the workspace", o.Kind, o.Key, p)
+		}
 	}
 }
