@@ -58,6 +58,9 @@ type NodeView struct {
 	TokensIn  int             `json:"tokensIn,omitempty"`
 	TokensOut int             `json:"tokensOut,omitempty"`
 	CostUSD   float64         `json:"costUsd,omitempty"`
+	// Paths are the files the step or tool call wrote, as its agent
+	// reported them (relative to the workspace).
+	Paths []string `json:"paths,omitempty"`
 }
 
 type RequestView struct {
@@ -90,7 +93,8 @@ func viewThread(st *core.State, th *core.Thread) ThreadView {
 			av := AttemptView{N: a.N, Reason: a.Reason, Status: a.Status, Nodes: []NodeView{}}
 			for _, n := range st.NodesOf(a.ID) {
 				nv := NodeView{ID: n.ID, Parent: n.Parent, Kind: n.Kind, Status: n.Status, Title: n.Title, Text: n.Text,
-					Action: n.Action, ExitCode: n.Exit, Blake3: n.Hash, TokensIn: n.TokensIn, TokensOut: n.TokensOut, CostUSD: n.CostUSD}
+					Action: n.Action, ExitCode: n.Exit, Blake3: n.Hash, TokensIn: n.TokensIn, TokensOut: n.TokensOut, CostUSD: n.CostUSD,
+					Paths: n.Paths}
 				av.Nodes = append(av.Nodes, nv)
 				rv.Nodes = append(rv.Nodes, nv)
 			}
