@@ -573,6 +573,10 @@ func (m *Model) opOutcome(op *core.Operation) tea.Cmd {
 	if th := m.state.Threads[op.Thread]; th != nil {
 		where = threadTitle(th)
 	}
+	if op.Status == core.OpCompleted && len(op.Kept) > 0 {
+		return m.setFlash(fmt.Sprintf("rolled back %s to %s but kept %s: changed since by hand or by another thread (ctrl+z undoes the rollback)",
+			where, opTarget(op), strings.Join(op.Kept, ", ")), true)
+	}
 	return m.setFlash(fmt.Sprintf("rollback of %s to %s %s: %s", where, opTarget(op), op.Status, op.Detail),
 		op.Status != core.OpCompleted)
 }

@@ -218,6 +218,17 @@ func TestRollbackOutcomeShowsWhenItsEventsArrive(t *testing.T) {
 	if !hs.m.flash.isErr || !strings.Contains(hs.m.flash.text, "partial: files: permission denied") {
 		t.Errorf("a partial rollback shows %+v, want an error naming the cause", hs.m.flash)
 	}
+	// A rollback that kept a file someone changed since says so first,
+	// where a narrow status line still shows it.
+	from = len(j.events)
+	kept := core.Operation{ID: "t1/rollback3", Kind: "rollback", Thread: "t1", ToRun: 1, Step: core.StepDone,
+		Status: core.OpCompleted, Detail: "provider: context truncated to run 1; files: 0 file(s) restored, 1 removed; kept 1 path(s) ...",
+		Kept: []string{"notes.txt"}}
+	j.add(core.Event{Type: core.EvOperation, Thread: "t1", Payload: core.Payload{Operation: &kept}})
+	hs.send(frameMsg{journal: j.events[from:]})
+	if !hs.m.flash.isErr || !strings.HasPrefix(hs.m.flash.text, "rolled back tidy the repo to run 1 but kept notes.txt") {
+		t.Errorf("a rollback that kept a file shows %+v, want it to lead with the kept file", hs.m.flash)
+	}
 }
 
 func TestRunHeaderAndBodyShowCheckpointFiles(t *testing.T) {
