@@ -384,9 +384,9 @@ func planTarget(st *core.State, thread string, t rollbackTarget) rollbackPlan {
 		if t.undo.Undoes != "" {
 			what = "the last undo"
 		}
-		return rollbackPlan{name: t.name(), within: fmt.Sprintf("Puts every file back as it was just before %s (%s), "+
-			"hand edits and other threads' files included, and the runs it changed back to their statuses. "+
-			"It was saved then; doing this is undone the same way.", what, opName(t.undo.ID))}
+		return rollbackPlan{name: t.name(), within: fmt.Sprintf("Puts the files %s (%s) changed back as they were just before it, "+
+			"hand edits it overwrote included, and the runs it changed back to their statuses; a file someone changed since is kept. "+
+			"Doing this is undone the same way.", what, opName(t.undo.ID))}
 	}
 	p := planRollback(st, thread, t.run)
 	if t.cp == nil {

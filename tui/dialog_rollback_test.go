@@ -359,7 +359,7 @@ func TestRollbackDialogOffersUndo(t *testing.T) {
 	if d.list.items[0].label != "undo the last rollback" {
 		t.Fatalf("first item %q, want the undo:\n%s", d.list.items[0].label, hs.screen())
 	}
-	if scr := hs.screen(); !strings.Contains(scr, "just before the rollback to run 1") || !strings.Contains(scr, "(rollback1), hand edits") {
+	if scr := hs.screen(); !strings.Contains(scr, "Puts the files the rollback to run 1 (rollback1) changed") || !strings.Contains(scr, "hand edits") {
 		t.Fatalf("the undo item does not say what it does:\n%s", scr)
 	}
 	hs.press("enter", "enter")
