@@ -58,7 +58,10 @@ func TestE2ERollbackTouchesOnlyItsThread(t *testing.T) {
 			if _, ok := e.readWS("c.txt"); ok {
 				t.Fatal("c.txt, which A's run 2 wrote, survived A's rollback")
 			}
-			e.must("rollback", a, "--undo")
+			// The undo puts back only what the rollback changed: c.txt.
+			if out := e.must("rollback", a, "--undo"); !strings.Contains(out, "files: 1 file(s) restored, 0 removed") {
+				t.Fatalf("undo said %q; want it to restore c.txt alone", out)
+			}
 			if got := snapshotWS(t, e.ws); got != before {
 				t.Fatalf("undo: the workspace is\n%s\nwant\n%s", got, before)
 			}

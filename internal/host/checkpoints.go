@@ -163,7 +163,13 @@ func (c *checkpointer) restore(e core.Effect) core.Observation {
 	var r checkpoint.Restored
 	var err error
 	if e.From != "" {
-		r, err = c.m.RestoreOnly(c.ctx, e.Workspace, e.Thread, e.Commit, e.From, e.Only, e.Force)
+		only := e.Only // nil means every path to RestoreOnly
+		if e.AllPaths {
+			only = nil
+		} else if only == nil {
+			only = []string{}
+		}
+		r, err = c.m.RestoreOnly(c.ctx, e.Workspace, e.Thread, e.Commit, e.From, only, e.Force)
 	} else {
 		r, err = c.m.Restore(c.ctx, e.Workspace, e.Thread, e.Commit)
 	}
