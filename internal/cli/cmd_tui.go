@@ -91,8 +91,12 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		if st, serr := client.HostStatus(sctx); serr == nil && st.Live.Any() {
-			fmt.Fprintf(a.stdout, "nexus: %s keep running in the background host (pid %d); run nexus to come back, nexus host stop to end them\n",
-				st.Live, st.PID)
+			verb, them := "keep", "them"
+			if st.Live.Runs+st.Live.Requests+st.Live.Terminals == 1 {
+				verb, them = "keeps", "it"
+			}
+			fmt.Fprintf(a.stdout, "nexus: %s %s running in the background host (pid %d); run nexus to come back, nexus host stop to end %s\n",
+				st.Live, verb, st.PID, them)
 		}
 	}
 	return err

@@ -208,6 +208,20 @@ func TestBackgroundHostOutlivesTheUI(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.ws, "allowed.txt")); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
+	// Quitting asks (the shell's run is active), and back on the plain
+	// terminal says what keeps running.
+	tt.keys("C-c")
+	tt.waitFor("They keep running in the background host")
+	tt.keys("y")
+	if code := tt.waitExit(); code != "0" {
+		t.Fatalf("the UI exited %s", code)
+	}
+	// The line may have scrolled above the pane: read its history, the
+	// wrapped line joined.
+	want := "nexus: 1 run, 1 live terminal keep running in the background host"
+	eventually(t, "the line saying what keeps running", func() bool {
+		return strings.Contains(tt.tmux("capture-pane", "-p", "-J", "-S", "-100", "-t", "main"), want)
+	})
 }
 
 // uiPID is the pid of the nexus UI the tmux pane runs: the child of the
