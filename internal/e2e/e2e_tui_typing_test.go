@@ -144,6 +144,7 @@ func TestTUITypingGoesToTheComposer(t *testing.T) {
 		{"the approval dialog closes", closeOn("C-o", "╭─ Approval")},
 		{"the rollback dialog closes", func() { selectFinished(); closeOn("C-z", "╭─ Roll back finished")() }},
 		{"the fork dialog closes", closeOn("C-t", "╭─ Fork finished")},
+		{"the diff view closes", func() { selectFinished(); closeOn("C-d", "╭─ Diff · run 1 · finished")() }},
 		{"the switch dialog closes", closeOn("C-p", "╭─ Switch provider")},
 		{"the thread search closes", func() {
 			tt.leaveComposer()
