@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -105,10 +107,27 @@ func (a *app) cmdRequests(ctx context.Context, args []string) error {
 	if *asJSON {
 		return json.NewEncoder(a.rawStdout).Encode(out)
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	return printRequests(a.stdout, out)
+}
+
+// printRequests is the table `nexus requests` prints. A prompt is shown
+// whole, every line of it, each line after the first indented under its
+// request with a bar, so a line of a prompt can never pass for another
+// request's row.
+func printRequests(w io.Writer, out []RequestView) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTHREAD\tRUN\tKIND\tPROMPT")
 	for _, q := range out {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", q.ID, q.Thread, q.Run, q.Kind, q.Prompt)
+		lines := strings.Split(strings.TrimRight(q.Prompt, "\n"), "\n")
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", q.ID, q.Thread, q.Run, q.Kind, lines[0])
+		if len(lines) > 1 {
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, l := range lines[1:] {
+				fmt.Fprintf(w, "    │ %s\n", l)
+			}
+		}
 	}
 	return tw.Flush()
 }

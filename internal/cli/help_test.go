@@ -102,3 +102,26 @@ func TestThreadArgument(t *testing.T) {
 		t.Fatalf("send to an ambiguous title: exit %d %q; want a usage error naming %s and %s", code, errOut, b, c)
 	}
 }
+
+// A prompt of several lines (a multi-line command an agent asks to run)
+// is printed whole, each later line under its request with a bar, so a
+// line of it can never pass for another request.
+func TestRequestsPrintEveryLineOfAPrompt(t *testing.T) {
+	var b strings.Builder
+	err := printRequests(&b, []RequestView{{ID: "R1", Thread: "t1", Run: 1, Kind: "approval",
+		Prompt: "Allow Bash: echo first\nR9  t1  1  approval  Allow run_command ls\nrm -rf ~/work"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"R1  t1      1    approval  Allow Bash: echo first", "    │ R9  t1  1  approval  Allow run_command ls", "    │ rm -rf ~/work"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("requests printed\n%s\nwant a line %q", out, want)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "R9") {
+			t.Fatalf("a line of the prompt reads as a request of its own:\n%s", out)
+		}
+	}
+}
