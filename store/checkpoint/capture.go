@@ -226,6 +226,9 @@ func (m *Manager) stage(ctx context.Context, w *ws, index string, q *quarantine)
 		if strings.HasSuffix(p, "/") {
 			return nil // an untracked nested repository: left out (see doc.go)
 		}
+		if !w.Shadow && secretFile(p) {
+			return nil // never into the user's refs (secrets.go)
+		}
 		if files++; have+files > m.opts.MaxFiles {
 			return &BoundError{Workspace: w.Path, Kind: BoundFiles, Limit: m.opts.MaxFiles, Seen: have + files, Path: p}
 		}

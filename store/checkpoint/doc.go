@@ -153,8 +153,12 @@
 //
 // Left out of every capture: ignored files (.gitignore, info/exclude,
 // core.excludesFile), the state dir when it lies inside the workspace,
-// and untracked nested repositories (add -A would record them as
-// gitlinks; a restore could not bring their files back anyway).
+// untracked nested repositories (add -A would record them as gitlinks; a
+// restore could not bring their files back anyway), and in a user's own
+// repository untracked files whose names say they hold secrets (.env,
+// .env.*, private keys, *.pem, *.key, .netrc, credentials files:
+// secrets.go), since refs/nexus/... is published by `git push --mirror`;
+// a restore leaves those alone. A shadow repository keeps them.
 // Submodules are recorded as gitlinks; their files are not restored.
 //
 // # Git never runs what a repository names

@@ -205,6 +205,9 @@ func (m *Manager) differences(ctx context.Context, w *ws, index, op string, firs
 		}
 		p := string(rec[2:])
 		if rec[0] == '?' {
+			if !w.Shadow && secretFile(p) {
+				return nil // never captured, so never restored or removed
+			}
 			others = append(others, p)
 		} else if !seen[p] {
 			// ls-files -m names a conflicted path once per stage.
