@@ -28,6 +28,7 @@ const DefaultTimeout = time.Second
 type Client struct {
 	path    string
 	timeout time.Duration
+	uid     int  // the uid the host must run as: this process's effective uid
 	dialled bool // Dial succeeded: a later failed connect means the host went away
 
 	// restart, when set, starts a new host when nothing listens on the
@@ -57,11 +58,21 @@ var (
 // Dial connects to the host at path and checks that it answers hello
 // within timeout (DefaultTimeout when timeout <= 0). Close the Client when
 // done.
+//
+// A host that runs as another user is refused before anything is sent
+// to it, with a *UIDError; so is every later connection the Client
+// opens (doc.go, "Who may connect").
 func Dial(ctx context.Context, path string, timeout time.Duration) (*Client, error) {
+	return dialAs(ctx, path, timeout, os.Geteuid())
+}
+
+// dialAs is Dial for a client that wants a host of uid; tests pass
+// another uid than theirs to see a foreign host refused.
+func dialAs(ctx context.Context, path string, timeout time.Duration, uid int) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	c := &Client{path: path, timeout: timeout, sem: make(chan struct{}, 1), subs: map[stopper]struct{}{}}
+	c := &Client{path: path, timeout: timeout, uid: uid, sem: make(chan struct{}, 1), subs: map[stopper]struct{}{}}
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var info HostInfo
@@ -275,6 +286,10 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	}
 	switch {
 	case err == nil:
+		if err := checkHost(nc, c.path, c.uid); err != nil {
+			nc.Close()
+			return nil, err
+		}
 		if c.dialled {
 			c.refreshInfo(ctx, nc)
 		}

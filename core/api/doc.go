@@ -22,6 +22,28 @@
 // (ErrNotSocket). Listen is not a lock: call it while holding the state
 // dir's lock. Closing the listener removes the socket.
 //
+// # Who may connect
+//
+// A host serves only its own user, and a client talks only to a host of
+// its own user. On Linux both ends ask the kernel who is at the other
+// end (SO_PEERCRED: the peer's uid and pid when it connected or
+// listened) and compare the uid with their own effective uid, with no
+// exception for root (peer.go):
+//
+//   - the Server closes a connection from another uid at once, answers
+//     nothing, and logs one line naming the uid and pid (SetLog; `nexus
+//     serve` logs to stderr, host.log for a background host);
+//   - the Client closes a connection to a host of another uid before it
+//     sends anything and returns a *UIDError ("the host on DIR runs as
+//     uid N, not you"); Listen's probe reports such a host as
+//     ErrHostRunning without asking it anything.
+//
+// On other platforms (build tag !linux, peer_other.go) nothing is asked
+// and nobody is refused for their uid: the socket's 0600 mode, inside the
+// state dir's 0700, is then what keeps other users out. A connection that
+// is not a unix socket (a listener other than Listen's) has no uid and is
+// not checked either.
+//
 // # Wire protocol
 //
 // JSON-RPC 2.0, one JSON object per line (NDJSON, "\n"-terminated, UTF-8).

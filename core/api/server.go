@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -30,16 +31,38 @@ type Server struct {
 	backend core.Backend
 	info    HostInfo
 	admin   Admin // nil: host.status and host.stop are not served
+	// uid is the only uid served (peer.go): the process's effective
+	// uid; tests change it to see themselves refused.
+	uid int
 
 	mu       sync.Mutex
 	conns    map[net.Conn]struct{} // open connections, closed on shutdown
 	refusing bool                  // CloseIfIdle: accepted connections are closed at once
+	log      func(line string)     // SetLog; nil: lines are dropped
 	wg       sync.WaitGroup        // connection goroutines
 }
 
 // NewServer returns a server for b that answers hello with info.
 func NewServer(b core.Backend, info HostInfo) *Server {
-	return &Server{backend: b, info: info, conns: map[net.Conn]struct{}{}}
+	return &Server{backend: b, info: info, uid: os.Geteuid(), conns: map[net.Conn]struct{}{}}
+}
+
+// SetLog makes the server tell f, one line per call, about connections
+// it refuses: from another user, and over its limits. Without it those
+// lines are dropped. It may be called at any time.
+func (s *Server) SetLog(f func(line string)) {
+	s.mu.Lock()
+	s.log = f
+	s.mu.Unlock()
+}
+
+func (s *Server) logf(format string, args ...any) {
+	s.mu.Lock()
+	f := s.log
+	s.mu.Unlock()
+	if f != nil {
+		f(fmt.Sprintf(format, args...))
+	}
 }
 
 // Serve accepts connections on ln until ctx is cancelled, then closes ln
@@ -81,16 +104,37 @@ func (s *Server) accept(ctx context.Context, ln net.Listener) error {
 			continue
 		}
 		backoff = 0
-		s.mu.Lock()
-		if s.refusing {
-			s.mu.Unlock()
-			nc.Close()
+		if !s.admit(nc) {
 			continue
 		}
-		s.conns[nc] = struct{}{}
-		s.mu.Unlock()
 		s.wg.Go(func() { s.serveConn(ctx, nc) })
 	}
+}
+
+// admit decides whether to serve a connection just accepted; one it
+// refuses is closed.
+func (s *Server) admit(nc net.Conn) bool {
+	cred, err := peerCredOf(nc)
+	switch {
+	case err != nil:
+		s.logf("refused a connection: cannot tell which user made it: %v", err)
+		nc.Close()
+		return false
+	case foreign(cred, s.uid):
+		// Nothing is sent: a process of another user learns nothing
+		// from this host. Its own client refuses this host anyway.
+		s.logf("refused a connection from uid %d (pid %d): this host serves uid %d only", cred.uid, cred.pid, s.uid)
+		nc.Close()
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refusing {
+		nc.Close()
+		return false
+	}
+	s.conns[nc] = struct{}{}
+	return true
 }
 
 // shutdown waits for the connection goroutines, closing the connections
