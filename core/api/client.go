@@ -336,11 +336,17 @@ func roundTrip(ctx context.Context, nc net.Conn, lr *lineReader, line []byte, id
 	deadline, _ := ctx.Deadline() // zero when none: no deadline
 	nc.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
-	_, err = nc.Write(append(line, '\n'))
+	// A host that refuses a connection (Limits.MaxConns) says why and
+	// closes it, maybe before this write: read its answer even when the
+	// write failed. A host that closed without a word gives EOF at once.
+	_, werr := nc.Write(append(line, '\n'))
 	noID := false
-	for err == nil {
+	for {
 		var raw []byte
 		if raw, err = lr.next(); err != nil {
+			if werr != nil {
+				err = werr
+			}
 			break
 		}
 		in = incoming{}
@@ -388,6 +394,9 @@ func cause(err error) error {
 func remoteError(e *wireError) error {
 	if e.Code == CodeInvalidParams {
 		return &core.InputError{Msg: e.Message}
+	}
+	if e.Data != nil && e.Data.Kind == kindHostFull {
+		return fmt.Errorf("%w: %s", ErrHostFull, e.Message)
 	}
 	if e.Data != nil && errorKinds[e.Data.Kind] != nil {
 		return errorKinds[e.Data.Kind]

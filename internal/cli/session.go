@@ -128,6 +128,9 @@ func hostRefusal(err error) error {
 		return failErr("the host on %s runs as uid %d, not you; nexus talks only to a host of its own user (you are uid %d): use a state dir of your own (--state-dir or NEXUS_STATE_DIR)",
 			filepath.Dir(ue.Path), ue.UID, ue.Want)
 	}
+	if errors.Is(err, api.ErrHostFull) {
+		return err
+	}
 	return nil
 }
 
