@@ -62,7 +62,9 @@
 //	term.resize  {"thread": string, "cols", "rows"}  {}
 //
 // A client uses hello to check that the host answers (Dial does, within
-// one second by default: docs/ARCHITECTURE.md, "Host and clients").
+// one second by default: docs/ARCHITECTURE.md, "Host and clients"). A
+// subscribe from 0 answered without its state is an error on the Client,
+// never a core.Subscription with a nil State.
 //
 // After the subscribe result the server sends, on the same connection,
 //
