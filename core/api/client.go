@@ -28,6 +28,7 @@ const DefaultTimeout = time.Second
 type Client struct {
 	path    string
 	timeout time.Duration
+	uid     int  // the uid the host must run as: this process's effective uid
 	dialled bool // Dial succeeded: a later failed connect means the host went away
 
 	// restart, when set, starts a new host when nothing listens on the
@@ -57,11 +58,21 @@ var (
 // Dial connects to the host at path and checks that it answers hello
 // within timeout (DefaultTimeout when timeout <= 0). Close the Client when
 // done.
+//
+// A host that runs as another user is refused before anything is sent
+// to it, with a *UIDError; so is every later connection the Client
+// opens (doc.go, "Who may connect").
 func Dial(ctx context.Context, path string, timeout time.Duration) (*Client, error) {
+	return dialAs(ctx, path, timeout, os.Geteuid())
+}
+
+// dialAs is Dial for a client that wants a host of uid; tests pass
+// another uid than theirs to see a foreign host refused.
+func dialAs(ctx context.Context, path string, timeout time.Duration, uid int) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	c := &Client{path: path, timeout: timeout, sem: make(chan struct{}, 1), subs: map[stopper]struct{}{}}
+	c := &Client{path: path, timeout: timeout, uid: uid, sem: make(chan struct{}, 1), subs: map[stopper]struct{}{}}
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var info HostInfo
@@ -275,6 +286,10 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	}
 	switch {
 	case err == nil:
+		if err := checkHost(nc, c.path, c.uid); err != nil {
+			nc.Close()
+			return nil, err
+		}
 		if c.dialled {
 			c.refreshInfo(ctx, nc)
 		}
@@ -321,11 +336,17 @@ func roundTrip(ctx context.Context, nc net.Conn, lr *lineReader, line []byte, id
 	deadline, _ := ctx.Deadline() // zero when none: no deadline
 	nc.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
-	_, err = nc.Write(append(line, '\n'))
+	// A host that refuses a connection (Limits.MaxConns) says why and
+	// closes it, maybe before this write: read its answer even when the
+	// write failed. A host that closed without a word gives EOF at once.
+	_, werr := nc.Write(append(line, '\n'))
 	noID := false
-	for err == nil {
+	for {
 		var raw []byte
 		if raw, err = lr.next(); err != nil {
+			if werr != nil {
+				err = werr
+			}
 			break
 		}
 		in = incoming{}
@@ -373,6 +394,9 @@ func cause(err error) error {
 func remoteError(e *wireError) error {
 	if e.Code == CodeInvalidParams {
 		return &core.InputError{Msg: e.Message}
+	}
+	if e.Data != nil && e.Data.Kind == kindHostFull {
+		return fmt.Errorf("%w: %s", ErrHostFull, e.Message)
 	}
 	if e.Data != nil && errorKinds[e.Data.Kind] != nil {
 		return errorKinds[e.Data.Kind]

@@ -22,6 +22,28 @@
 // (ErrNotSocket). Listen is not a lock: call it while holding the state
 // dir's lock. Closing the listener removes the socket.
 //
+// # Who may connect
+//
+// A host serves only its own user, and a client talks only to a host of
+// its own user. On Linux both ends ask the kernel who is at the other
+// end (SO_PEERCRED: the peer's uid and pid when it connected or
+// listened) and compare the uid with their own effective uid, with no
+// exception for root (peer.go):
+//
+//   - the Server closes a connection from another uid at once, answers
+//     nothing, and logs one line naming the uid and pid (SetLog; `nexus
+//     serve` logs to stderr, host.log for a background host);
+//   - the Client closes a connection to a host of another uid before it
+//     sends anything and returns a *UIDError ("the host on DIR runs as
+//     uid N, not you"); Listen's probe reports such a host as
+//     ErrHostRunning without asking it anything.
+//
+// On other platforms (build tag !linux, peer_other.go) nothing is asked
+// and nobody is refused for their uid: the socket's 0600 mode, inside the
+// state dir's 0700, is then what keeps other users out. A connection that
+// is not a unix socket (a listener other than Listen's) has no uid and is
+// not checked either.
+//
 // # Wire protocol
 //
 // JSON-RPC 2.0, one JSON object per line (NDJSON, "\n"-terminated, UTF-8).
@@ -40,7 +62,9 @@
 //	term.resize  {"thread": string, "cols", "rows"}  {}
 //
 // A client uses hello to check that the host answers (Dial does, within
-// one second by default: docs/ARCHITECTURE.md, "Host and clients").
+// one second by default: docs/ARCHITECTURE.md, "Host and clients"). A
+// subscribe from 0 answered without its state is an error on the Client,
+// never a core.Subscription with a nil State.
 //
 // After the subscribe result the server sends, on the same connection,
 //
@@ -87,8 +111,8 @@
 //	-32700  parse error: not JSON, or not valid UTF-8
 //	-32600  invalid request: no id, bad id, wrong version, no method, a
 //	        batch, a request on a subscribed connection, or a line over
-//	        MaxRequestBytes (that one is answered with id null and the
-//	        connection is then closed)
+//	        the line limit or not ended in time (those two are answered
+//	        with id null and the connection is then closed: "Limits")
 //	-32601  unknown method
 //	-32602  refused input: a *core.InputError from the backend, or params
 //	        that do not decode; data is {"kind":"input"}. The Client turns
@@ -96,15 +120,40 @@
 //	        tell "refused input" (exit 1, nothing journaled) from "host gone".
 //	-32000  the backend failed; the message says why (*Error on the client,
 //	        or, when data.kind is "no_terminal" or "terminal_exited",
-//	        core.ErrNoTerminal or core.ErrTerminalExited itself)
+//	        core.ErrNoTerminal or core.ErrTerminalExited itself); with
+//	        data.kind "host_full" and id null, before any request, the
+//	        host refused the connection (ErrHostFull: "Limits")
 //
-// Size limit: a request line may be MaxRequestBytes long (6 ×
-// core.MaxTextBytes + 1 MiB, so a message at the text limit fits even when
-// every byte is escaped as \u00XX); a term.input at core.MaxTermInput (64
-// KiB) is 87,384 bytes of base64, well within it. Lines the client reads
-// may be MaxResponseBytes long (256 MiB: a State carries every
-// transcript; a terminal chunk is at most the host's 1 MiB ring, 1.4 MB
-// in base64).
+// # Limits
+//
+// What a client can cost the host is bounded (Limits, set with
+// Server.SetLimits; tests use small values):
+//
+//   - Connections: at most MaxConns (DefaultMaxConns, 256) are open at
+//     once. One more gets the host_full error line and is closed; the
+//     host logs one line per spell of such refusals. Connections refused
+//     for their uid, or by CloseIfIdle, do not count.
+//   - Line length: a request line may be MaxLineBytes long
+//     (MaxRequestBytes: 6 × core.MaxTextBytes + 1 MiB, about 2.5 MiB, so
+//     a message at the text limit fits even when every byte is escaped as
+//     \u00XX; a term.input at core.MaxTermInput, 64 KiB, is 87,384 bytes
+//     of base64, well within it). The server stops reading a longer line
+//     at the limit, answers -32600 and closes the connection. The Client
+//     refuses to send a longer request (*core.InputError).
+//   - Time to end a line: once the first byte of a line is in, its
+//     newline must follow within LineTimeout (DefaultLineTimeout, 30 s),
+//     however the bytes trickle in; else -32600 and the connection is
+//     closed. A connection idle between lines is never timed out: a UI
+//     subscribed for hours keeps its connection.
+//
+// So a connection holds at most one unfinished line (about MaxLineBytes)
+// plus a 64 KiB read buffer, and that for at most LineTimeout; all of
+// them together about MaxConns times that (some 660 MiB at the defaults,
+// for 30 s).
+// A client that takes no line for 10 s is dropped ("Server behaviour").
+// Lines the client reads may be MaxResponseBytes long (256 MiB: a State
+// carries every transcript; a terminal chunk is at most the host's 1 MiB
+// ring, 1.4 MB in base64).
 //
 // # Server behaviour
 //
@@ -122,9 +171,10 @@
 //
 // # Goroutines and ownership
 //
-// Server: NewServer, then Serve once, from any goroutine; cancel its
-// context to stop it. The backend must be safe for concurrent use (the
-// Runner is).
+// Server: NewServer, then SetLimits and SetAdmin if wanted, then Serve
+// once, from any goroutine; cancel its context to stop it. SetLog,
+// Conns, CloseIfIdle and Refuse may be called at any time. The backend
+// must be safe for concurrent use (the Runner is).
 //
 // Client: every method is safe for concurrent use. Requests (hello,
 // submit, state, term.input, term.resize) share one connection, one

@@ -20,6 +20,9 @@ var (
 	// answering hello: it is exiting (Server.CloseIfIdle) or serves only
 	// its own command (Server.Refuse). It is alive, so try again shortly.
 	ErrRefused = errors.New("api: the nexus host is busy or exiting and refused the connection")
+	// ErrHostFull: the host has as many connections open as it takes
+	// (Limits.MaxConns) and refused this one.
+	ErrHostFull = errors.New("api: the host is at its connection limit")
 	// ErrClosed: the Client was closed.
 	ErrClosed = errors.New("api: client is closed")
 )

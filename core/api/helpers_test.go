@@ -90,6 +90,13 @@ func startHost(tb testing.TB) *host {
 // serveBackend serves b (a gated Runner when b is nil) on a fresh socket.
 func serveBackend(tb testing.TB, b core.Backend) *host {
 	tb.Helper()
+	return serveWith(tb, b, nil)
+}
+
+// serveWith is serveBackend with a chance to configure the server
+// before it serves.
+func serveWith(tb testing.TB, b core.Backend, configure func(*Server)) *host {
+	tb.Helper()
 	h := &host{tb: tb, path: filepath.Join(tb.TempDir(), "nexus.sock"), served: make(chan error, 1)}
 	if b == nil {
 		h.runner = startRunner(tb)
@@ -104,6 +111,9 @@ func serveBackend(tb testing.TB, b core.Backend) *host {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	srv := NewServer(b, h.info)
+	if configure != nil {
+		configure(srv)
+	}
 	h.srv = srv
 	go func() { h.served <- srv.Serve(ctx, ln) }()
 	tb.Cleanup(h.stop)
@@ -219,4 +229,22 @@ func mustJSON(tb testing.TB, v any) string {
 		tb.Fatalf("marshal: %v", err)
 	}
 	return string(b)
+}
+
+// logLines collects what a server logs.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) add(line string) {
+	l.mu.Lock()
+	l.lines = append(l.lines, line)
+	l.mu.Unlock()
+}
+
+func (l *logLines) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
 }

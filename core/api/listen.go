@@ -83,7 +83,15 @@ func probe(path string) error {
 		return fmt.Errorf("api: cannot tell whether a host is serving %s: %w", path, err)
 	}
 	defer conn.Close()
-	// Something accepted: a host is alive. Ask its pid for the message.
+	// Something accepted: a host is alive. One of another user is not
+	// asked anything.
+	var ue *UIDError
+	if err := checkHost(conn, path, os.Geteuid()); errors.As(err, &ue) {
+		return fmt.Errorf("%w (pid %d at %s, running as uid %d, not you)", ErrHostRunning, ue.PID, path, ue.UID)
+	} else if err != nil {
+		return fmt.Errorf("%w (at %s; %v)", ErrHostRunning, path, err)
+	}
+	// Ask its pid for the message.
 	conn.SetDeadline(time.Now().Add(probeTimeout))
 	var info HostInfo
 	if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"hello"}` + "\n")); err == nil {

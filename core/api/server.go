@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -30,16 +31,42 @@ type Server struct {
 	backend core.Backend
 	info    HostInfo
 	admin   Admin // nil: host.status and host.stop are not served
+	// uid is the only uid served (peer.go): the process's effective
+	// uid; tests change it to see themselves refused.
+	uid int
+
+	lim Limits // set before Serve; every field non-zero
 
 	mu       sync.Mutex
 	conns    map[net.Conn]struct{} // open connections, closed on shutdown
 	refusing bool                  // CloseIfIdle: accepted connections are closed at once
+	full     bool                  // the last connection was refused for MaxConns
+	log      func(line string)     // SetLog; nil: lines are dropped
 	wg       sync.WaitGroup        // connection goroutines
 }
 
-// NewServer returns a server for b that answers hello with info.
+// NewServer returns a server for b that answers hello with info, within
+// the default Limits.
 func NewServer(b core.Backend, info HostInfo) *Server {
-	return &Server{backend: b, info: info, conns: map[net.Conn]struct{}{}}
+	return &Server{backend: b, info: info, uid: os.Geteuid(), lim: Limits{}.orDefaults(), conns: map[net.Conn]struct{}{}}
+}
+
+// SetLog makes the server tell f, one line per call, about connections
+// it refuses: from another user, and over its limits. Without it those
+// lines are dropped. It may be called at any time.
+func (s *Server) SetLog(f func(line string)) {
+	s.mu.Lock()
+	s.log = f
+	s.mu.Unlock()
+}
+
+func (s *Server) logf(format string, args ...any) {
+	s.mu.Lock()
+	f := s.log
+	s.mu.Unlock()
+	if f != nil {
+		f(fmt.Sprintf(format, args...))
+	}
 }
 
 // Serve accepts connections on ln until ctx is cancelled, then closes ln
@@ -81,14 +108,9 @@ func (s *Server) accept(ctx context.Context, ln net.Listener) error {
 			continue
 		}
 		backoff = 0
-		s.mu.Lock()
-		if s.refusing {
-			s.mu.Unlock()
-			nc.Close()
+		if !s.admit(nc) {
 			continue
 		}
-		s.conns[nc] = struct{}{}
-		s.mu.Unlock()
 		s.wg.Go(func() { s.serveConn(ctx, nc) })
 	}
 }
@@ -116,10 +138,12 @@ func (s *Server) shutdown() {
 	<-done
 }
 
-// item is one line read from a connection, or the error that ends reading.
+// item is one line read from a connection, or, when refusal is set, the
+// error response that ends the connection (a line over MaxLineBytes, or
+// one not ended within LineTimeout).
 type item struct {
-	line []byte
-	err  error
+	line    []byte
+	refusal []byte
 }
 
 // conn is the writing side of one connection. Only the connection's
@@ -148,7 +172,7 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 	ctx, cancel := context.WithCancel(ctx)
 	items := make(chan item)
 	var reader sync.WaitGroup
-	reader.Go(func() { readLines(ctx, cancel, nc, items) })
+	reader.Go(func() { readLines(ctx, cancel, nc, items, s.lim) })
 	defer func() {
 		cancel()
 		nc.Close()
@@ -172,23 +196,42 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 
 // readLines feeds items until the connection ends. A read error means the
 // client is gone, so it cancels the connection's calls; a line over the
-// limit is handed on, so the handler can answer it before closing.
-func readLines(ctx context.Context, cancel context.CancelFunc, nc net.Conn, items chan<- item) {
+// limit, or one begun and not ended in time, is handed on as a refusal,
+// so the handler can answer it before closing.
+//
+// Between lines a connection may be idle for as long as it likes (a UI
+// subscribed for hours); once the first byte of a line is in, the line
+// must end within lim.LineTimeout. What a connection can hold is one
+// line of lim.MaxLineBytes at most, plus the read buffer.
+func readLines(ctx context.Context, cancel context.CancelFunc, nc net.Conn, items chan<- item, lim Limits) {
 	defer close(items)
-	lr := newLineReader(nc, MaxRequestBytes)
+	lr := newLineReader(nc, lim.MaxLineBytes)
 	for {
-		line, err := lr.next()
-		if err != nil && !errors.Is(err, errLineTooLong) {
+		nc.SetReadDeadline(time.Time{})
+		if _, err := lr.r.Peek(1); err != nil {
 			cancel()
 			return
 		}
-		it := item{line: bytes.Clone(line), err: err}
+		nc.SetReadDeadline(time.Now().Add(lim.LineTimeout))
+		line, err := lr.next()
+		var it item
+		switch {
+		case err == nil:
+			it.line = bytes.Clone(line)
+		case errors.Is(err, errLineTooLong):
+			it.refusal = refusalLine(fmt.Sprintf("request line is over %d bytes; closing the connection", lim.MaxLineBytes))
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			it.refusal = refusalLine(fmt.Sprintf("a request line was begun and not ended within %v; closing the connection", lim.LineTimeout))
+		default:
+			cancel()
+			return
+		}
 		select {
 		case items <- it:
 		case <-ctx.Done():
 			return
 		}
-		if err != nil {
+		if it.refusal != nil {
 			return
 		}
 	}
@@ -196,8 +239,8 @@ func readLines(ctx context.Context, cancel context.CancelFunc, nc net.Conn, item
 
 // handle answers one item and reports whether the connection goes on.
 func (s *Server) handle(ctx context.Context, c *conn, it item, items <-chan item) bool {
-	if it.err != nil {
-		c.write(tooLongResponse(), true)
+	if it.refusal != nil {
+		c.write(it.refusal, true)
 		return false
 	}
 	out, st := s.call(ctx, it.line)
@@ -221,9 +264,10 @@ func (s *Server) handle(ctx context.Context, c *conn, it item, items <-chan item
 	return false
 }
 
-func tooLongResponse() []byte {
-	return encodeResponse(nil, nil, &wireError{Code: CodeInvalidRequest,
-		Message: fmt.Sprintf("request line is over %d bytes; closing the connection", MaxRequestBytes)})
+// refusalLine is the answer to a line the server will not read to its
+// end; the connection is closed after it.
+func refusalLine(msg string) []byte {
+	return encodeResponse(nil, nil, &wireError{Code: CodeInvalidRequest, Message: msg})
 }
 
 // stream is what a dedicated connection carries after the result of its
@@ -267,8 +311,8 @@ func pump[T any](ctx context.Context, c *conn, method string, ch <-chan T, errf 
 			if !ok {
 				return
 			}
-			if it.err != nil {
-				c.write(tooLongResponse(), true)
+			if it.refusal != nil {
+				c.write(it.refusal, true)
 				return
 			}
 			if len(bytes.TrimSpace(it.line)) == 0 {

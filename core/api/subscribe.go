@@ -25,15 +25,25 @@ const termBuffer = 16
 // short stall without a resubscribe. A variable for tests.
 var lagTimeout = 5 * time.Second
 
-// Subscribe implements core.Backend on a connection of its own. The
-// subscription ends, closing Events, when ctx ends (Err is ctx.Err()), the
-// Client is closed (ErrClosed), the reader falls behind (core.ErrLagged),
-// or the host stops or goes away (an error wrapping ErrHostGone).
+// Subscribe implements core.Backend on a connection of its own. From 0
+// its State is never nil: a host that answers without one is an error.
+// The subscription ends, closing Events, when ctx ends (Err is
+// ctx.Err()), the Client is closed (ErrClosed), the reader falls behind
+// (core.ErrLagged), or the host stops or goes away (an error wrapping
+// ErrHostGone).
 func (c *Client) Subscribe(ctx context.Context, from uint64) (*core.Subscription, error) {
 	var res subscribeResult
 	nc, lr, err := c.open(ctx, MethodSubscribe, subscribeParams{From: from}, &res)
 	if err != nil {
 		return nil, err
+	}
+	if res.State == nil && from == 0 {
+		// Callers build on it (core.Backend): a missing state is the
+		// host's fault, to be reported rather than dereferenced.
+		nc.Close()
+		info := c.Info()
+		return nil, fmt.Errorf("api: the host answered a subscribe without its state: "+
+			"the host (pid %d, version %q) is broken or of another nexus version; restart it and try again", info.PID, info.Version)
 	}
 	if res.State != nil {
 		res.State.Reindex()

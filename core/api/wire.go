@@ -45,7 +45,7 @@ const (
 // Size limits of one line.
 const (
 	// MaxRequestBytes bounds one request line the server reads, newline
-	// excluded. JSON can escape one byte of a string as six (\u0001), so a
+	// excluded (the default of Limits.MaxLineBytes). JSON can escape one byte of a string as six (\u0001), so a
 	// message.send whose text is at core.MaxTextBytes may take six times
 	// that on the wire; 1 MiB on top covers the other fields and the
 	// envelope. A longer line gets an error and the connection is closed.
@@ -95,6 +95,10 @@ func (e *wireError) Error() string { return e.Message }
 type errorData struct {
 	Kind string `json:"kind"`
 }
+
+// kindHostFull is data.kind of the line a connection over
+// Limits.MaxConns gets before it is closed (ErrHostFull on the client).
+const kindHostFull = "host_full"
 
 // errorKinds are the core errors that cross the socket as themselves: the
 // server sends the kind in data, the Client returns the same sentinel.

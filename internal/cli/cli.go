@@ -87,6 +87,12 @@ func (a *app) main(ctx context.Context, args []string) int {
 		a.atExit[i]()
 	}
 	a.atExit = nil
+	return a.exit(err)
+}
+
+// exit prints err as one line on stderr, if it says anything, and
+// returns the exit code it stands for.
+func (a *app) exit(err error) int {
 	if err == nil {
 		return ExitOK
 	}

@@ -51,6 +51,11 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return a.hostErr(ctx, dir, err)
 	}
+	// The connections the socket refuses (another user's; over its
+	// limits) are told on stderr: host.log for a background host.
+	h.Server().SetLog(func(line string) {
+		fmt.Fprintf(a.stderr, "%s nexus: %s\n", time.Now().Format(time.RFC3339), line)
+	})
 	if *background {
 		h.SetBackground(linger)
 		fmt.Fprintf(a.stdout, "%s nexus: background host serving %s (pid %d, linger %s)\n",
@@ -97,10 +102,14 @@ func (a *app) hostErr(ctx context.Context, dir string, err error) error {
 	if !errors.As(err, &le) {
 		return err
 	}
-	if c, derr := api.Dial(ctx, filepath.Join(dir, host.SocketName), time.Second); derr == nil {
+	c, derr := api.Dial(ctx, filepath.Join(dir, host.SocketName), time.Second)
+	if derr == nil {
 		info := c.Info()
 		c.Close()
 		return &exitError{code: ExitLocked, msg: fmt.Sprintf("a host already serves %s (pid %d); use it, or stop it first with `nexus host stop`", dir, info.PID)}
+	}
+	if rerr := hostRefusal(derr); rerr != nil {
+		return rerr
 	}
 	return &exitError{code: ExitLocked, msg: fmt.Sprintf("state dir %s is locked by process %d; stop it or use another --state-dir", dir, le.PID)}
 }

@@ -70,6 +70,9 @@ func (a *app) dialOrHost(ctx context.Context, readOnly bool) (*session, error) {
 		if err == nil {
 			return &session{Backend: c, dir: dir, stop: func() { c.Close() }}, nil
 		}
+		if rerr := hostRefusal(err); rerr != nil {
+			return nil, rerr
+		}
 		if errors.Is(err, api.ErrRefused) {
 			if d := time.Now().Add(refusedWait); d.After(deadline) && d.Before(start.Add(maxRefusedWait)) {
 				deadline = d
@@ -114,6 +117,21 @@ func (a *app) dialOrHost(ctx context.Context, readOnly bool) (*session, error) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// hostRefusal is the error to stop on when a host answered on the socket
+// and cannot be used, or nil: starting a host of our own would only find
+// the state dir locked by it.
+func hostRefusal(err error) error {
+	var ue *api.UIDError
+	if errors.As(err, &ue) {
+		return failErr("the host on %s runs as uid %d, not you; nexus talks only to a host of its own user (you are uid %d): use a state dir of your own (--state-dir or NEXUS_STATE_DIR)",
+			filepath.Dir(ue.Path), ue.UID, ue.Want)
+	}
+	if errors.Is(err, api.ErrHostFull) {
+		return err
+	}
+	return nil
 }
 
 // linger keeps a command-line host serving while clients are connected or
