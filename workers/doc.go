@@ -125,9 +125,28 @@
 // into a pipe whose read end the child gets as fd 3 (--key-fd); the
 // worker reads it and closes the fd before serving, so no child of the
 // worker can inherit it. It is never in an environment variable, an
-// argument, a frame, the journal or a log. Workers start with the host's
-// environment minus *_API_KEY, *_TOKEN, *SECRET* and *PASSWORD*
-// variables, and filter run_command's environment the same way again.
+// argument, a frame, the journal or a log.
+//
+// # Environment
+//
+// run_command's environment is allow-listed, not filtered: a deny-list
+// of names misses AZURE_OPENAI_KEY, FOO_PASSWD or DATABASE_URL. A command
+// gets only PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TZ,
+// TMPDIR, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME,
+// XDG_STATE_HOME, XDG_RUNTIME_DIR, SSL_CERT_FILE and SSL_CERT_DIR from
+// the host, plus TERM=dumb and PWD set to its directory, plus what the
+// user's [commands] env names (PoolConfig.CommandEnv, passed to workers
+// as --env). An entry is a name (GOPATH) or a prefix with one trailing
+// "*" (NODE_*); a bare "*" is refused. A name listed exactly always
+// passes; one that only matches a prefix must not look like a credential
+// (KEY, TOKEN, SECRET, PASS, CRED, AUTH, PRIVATE, COOKIE, SESSION or DSN
+// in it, or a _URL or _URI suffix), so NODE_* does not pass
+// NODE_AUTH_TOKEN. Names are case-sensitive.
+//
+// A worker process starts with the same allow-listed variables, the Go
+// runtime's (GOGC, GOMAXPROCS, GOMEMLIMIT, GODEBUG, GOTRACEBACK, GORACE,
+// GOCOVERDIR) and PoolConfig.Env; it filters again for each command, so
+// those reach a command only when allow-listed too.
 //
 // # Path confinement
 //

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,8 +20,13 @@ type PoolConfig struct {
 	// binary or at the test binary itself.
 	Command []string
 	// Env is added to the workers' environment, which is the host's
-	// minus credentials (*_API_KEY, *_TOKEN, *SECRET*, *PASSWORD*).
+	// allow-listed variables (those commands get, and the Go runtime's).
+	// Commands do not see Env unless it is allow-listed too.
 	Env []string
+	// CommandEnv are the variables commands get on top of the defaults
+	// (env.go): names, or prefixes ending in "*" (NODE_*), which never
+	// pass a name that looks like a credential. From [commands] env.
+	CommandEnv []string
 	// Workspace is used by steps that name none.
 	Workspace string
 	// Deny are directories no step may read or write, even inside a
@@ -78,6 +82,12 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	}
 	for _, d := range cfg.Deny {
 		cfg.Command = append(slices.Clone(cfg.Command), "--deny", d)
+	}
+	for _, e := range cfg.CommandEnv {
+		if err := CheckEnvPattern(e); err != nil {
+			return nil, fmt.Errorf("workers: %w", err)
+		}
+		cfg.Command = append(slices.Clone(cfg.Command), "--env", e)
 	}
 	if cfg.Max <= 0 {
 		cfg.Max = 4
@@ -208,7 +218,7 @@ func (p *Pool) get(ws string) (*proc, error) {
 	if evict != nil {
 		evict.stop(p.cfg.KillGrace)
 	}
-	env := append(filterEnv(os.Environ()), p.cfg.Env...)
+	env := append(p.workerAllow().filter(os.Environ()), p.cfg.Env...)
 	w, err := startProc(p.cfg.Command, env, ws, p.cfg.Key)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -270,14 +280,8 @@ func (p *Pool) Close() error {
 	return nil
 }
 
-// filterEnv drops credentials from an environment.
-func filterEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !secretName(name) {
-			out = append(out, kv)
-		}
-	}
-	return out
+// workerAllow is the allow-list of a worker process's environment:
+// what its commands get, and the Go runtime's variables.
+func (p *Pool) workerAllow() envAllow {
+	return append(commandAllow(p.cfg.CommandEnv), runtimeEnv...)
 }

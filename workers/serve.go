@@ -26,9 +26,12 @@ type Config struct {
 	// Key checks capability tokens. A worker without a key refuses
 	// every step.
 	Key []byte
-	// Env is the environment run_command starts from (default: the
-	// worker's own); credentials are removed from it either way.
+	// Env is the environment run_command's variables are taken from
+	// (default: the worker's own); only allow-listed ones pass.
 	Env []string
+	// CommandEnv are the entries run_command's environment allows on top
+	// of the defaults (env.go): names, or prefixes ending in "*".
+	CommandEnv []string
 	// MaxRead caps read_file, write_file and edit_file (8 MiB).
 	MaxRead int64
 	// MaxOutput caps the output run_command keeps and streams (1 MiB).
@@ -85,10 +88,10 @@ var actions = map[string]actionFunc{
 }
 
 type server struct {
-	cfg      Config
-	ws       *workspace
-	childEnv []string
-	out      *frameWriter
+	cfg   Config
+	ws    *workspace
+	allow envAllow // run_command's environment
+	out   *frameWriter
 
 	mu      sync.Mutex
 	closed  bool
@@ -103,12 +106,17 @@ type server struct {
 // own goroutine; out is written by one frame at a time.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config) error {
 	cfg = cfg.withDefaults()
+	for _, p := range cfg.CommandEnv {
+		if err := CheckEnvPattern(p); err != nil {
+			return fmt.Errorf("workers: %w", err)
+		}
+	}
 	ws, err := openWorkspace(cfg.Workspace, cfg.Deny...)
 	if err != nil {
 		return err
 	}
 	defer ws.close()
-	s := &server{cfg: cfg, ws: ws, childEnv: childEnv(cfg.Env), out: newFrameWriter(out),
+	s := &server{cfg: cfg, ws: ws, allow: commandAllow(cfg.CommandEnv), out: newFrameWriter(out),
 		running: map[string]map[int]context.CancelCauseFunc{}}
 	stepCtx, stopAll := context.WithCancelCause(context.WithoutCancel(ctx))
 	readErr := make(chan error, 1)
@@ -339,35 +347,41 @@ func classify(ctx context.Context, err error) (string, string) {
 }
 
 // RunProcess is `nexus worker`: it parses the flags (--workspace DIR,
-// --key-fd N, default 3), reads the capability key from the inherited
+// --deny DIR and --env ENTRY, repeatable, --key-fd N, default 3), reads the capability key from the inherited
 // fd, closes the fd, and serves stdin/stdout until stdin ends.
 func RunProcess(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("nexus worker", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	ws := fs.String("workspace", "", "workspace directory")
 	keyFD := fs.Int("key-fd", 3, "fd the capability key is read from")
-	var deny denyList
+	var deny, env listFlag
 	fs.Var(&deny, "deny", "a directory no step may touch (repeatable)")
-	const usage = "nexus worker --workspace DIR [--deny DIR]... [--key-fd N] (started by the nexus host)"
+	fs.Var(&env, "env", "a variable (NAME or PREFIX*) commands get on top of the defaults (repeatable)")
+	const usage = "nexus worker --workspace DIR [--deny DIR]... [--env NAME]... [--key-fd N] (started by the nexus host)"
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrUsage, usage, err)
 	}
 	if fs.NArg() > 0 || *ws == "" {
 		return fmt.Errorf("%w: %s", ErrUsage, usage)
 	}
+	for _, p := range env {
+		if err := CheckEnvPattern(p); err != nil {
+			return fmt.Errorf("%w: --env: %v", ErrUsage, err)
+		}
+	}
 	key, err := ReadKeyFD(*keyFD)
 	if err != nil {
 		return err
 	}
-	return Serve(ctx, stdin, stdout, Config{Workspace: *ws, Deny: deny, Key: key})
+	return Serve(ctx, stdin, stdout, Config{Workspace: *ws, Deny: deny, CommandEnv: env, Key: key})
 }
 
-// denyList collects repeated --deny flags.
-type denyList []string
+// listFlag collects a repeated flag.
+type listFlag []string
 
-func (d *denyList) String() string { return strings.Join(*d, ",") }
+func (d *listFlag) String() string { return strings.Join(*d, ",") }
 
-func (d *denyList) Set(v string) error {
+func (d *listFlag) Set(v string) error {
 	*d = append(*d, v)
 	return nil
 }
