@@ -1,5 +1,6 @@
-// Package workers runs plan steps of the built-in agent in stateless
-// child processes (`nexus worker`), and holds the host side that starts,
+// Package workers runs plan steps of the built-in agent in child
+// processes (`nexus worker`) that keep nothing between steps but the
+// nonces of the tokens they accepted, and holds the host side that starts,
 // reuses and kills them (Pool). docs/ARCHITECTURE.md ("Side effects")
 // places it among the host's executors; this file is the manual.
 //
@@ -23,7 +24,7 @@
 //	{"jsonrpc":"2.0","id":7,"method":"execute","params":{
 //	  "task_id":"t3f9a2c/1/a1/n4","step":2,"action":"write_file",
 //	  "args":{"path":"notes.txt","content":"hello\n"},
-//	  "capability":"v1.<claims>.<mac>","timeout_ms":600000}}
+//	  "capability":"v2.<claims>.<mac>","timeout_ms":600000}}
 //
 // Host -> worker, notification (no id; an id gets {"cancelled":N} back):
 //
@@ -109,16 +110,37 @@
 //
 // # Capability tokens
 //
-// Each execute carries a token from Sign: "v1." + base64url(claims) +
+// Each execute carries a token from Sign: "v2." + base64url(claims) +
 // "." + base64url(HMAC-SHA256). The claims are the task, step, action,
 // SHA-256 of the target (the path as given, "." for a list_dir or search
-// without one, or the command line for run_command; see TargetOf) and
-// the expiry; the MAC covers their length-prefixed encoding under the
-// per-host key. Verify names the problem: missing, malformed, forged
-// (MAC does not match: another key or altered claims), mismatch (for
-// another task/step, action, path or command) or expired. The contents
-// of write_file and edit_file, the search pattern and the cwd are not
-// bound by the token; the path and the workspace confine them.
+// without one, or the command line for run_command; see TargetOf), a
+// nonce and the expiry; the MAC covers their length-prefixed encoding
+// under the per-host key. Verify names the problem: missing, malformed
+// (including a token without a nonce of at least 16 characters, such as
+// a v1 token), forged (MAC does not match: another key or altered
+// claims), mismatch (for another task/step, action, path or command),
+// expired, or lives too long. The contents of write_file and edit_file,
+// the search pattern and the cwd are not bound by the token; the path
+// and the workspace confine them.
+//
+// A token is good for one request. The pool signs each execute with a
+// fresh 128-bit nonce (NewNonce); the task (the kernel's node or effect
+// key) and step with the nonce name the request. A worker keeps the
+// nonces it accepted, until the token's expiry plus TokenGrace, and
+// refuses a nonce it has seen with ErrTokenReplayed ("capability token
+// already used"), so a copied request cannot run its write or command
+// twice. Only tokens that pass every other check are recorded. A worker
+// remembers only its own: a token replayed to another worker of the
+// same host is not caught (the key is per host, not per worker).
+//
+// A token's expiry may lie at most the step's timeout (timeout_ms, else
+// the worker's default) plus TokenGrace (1 min) after the worker checks
+// it; further is refused with ErrTokenLifetime ("capability token lives
+// too long"), which also bounds the worker's memory of used tokens. The
+// pool signs for the timeout plus PoolConfig.TokenTTL (30 s, at most
+// TokenGrace), which leaves 30 s for a wall clock stepped back between
+// signing and checking. The check happens when the step starts; a
+// running step is not stopped when its token expires.
 //
 // The key (KeySize random bytes from NewKey, per host process) reaches a
 // worker only through an inherited pipe: the pool writes it hex-encoded

@@ -59,7 +59,7 @@ func TestMalformedFramesGetErrors(t *testing.T) {
 	writeFile(t, ws+"/a.txt", "a")
 	key, _ := NewKey()
 	good := Execute{TaskID: "t", Step: 1, Action: ActionReadFile, Args: Args{Path: "a.txt"},
-		Capability: Sign(key, Grant{Task: "t", Step: 1, Action: ActionReadFile, Target: "a.txt", Expiry: time.Now().Add(time.Minute)})}
+		Capability: Sign(key, Grant{Task: "t", Step: 1, Action: ActionReadFile, Target: "a.txt", Nonce: NewNonce(), Expiry: time.Now().Add(time.Minute)})}
 	goodLine, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "execute", "params": good})
 	cases := []struct {
 		line string

@@ -43,7 +43,10 @@ type PoolConfig struct {
 	KillGrace time.Duration
 	// StepTimeout applies to steps without a Timeout (10 min).
 	StepTimeout time.Duration
-	// TokenTTL is how long a token outlives its step's timeout (1 min).
+	// TokenTTL is how long a token outlives its step's timeout (30 s).
+	// It may not pass TokenGrace, beyond which workers refuse tokens; the
+	// difference absorbs a wall clock stepped back between signing and
+	// checking.
 	TokenTTL time.Duration
 }
 
@@ -106,7 +109,10 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 		cfg.StepTimeout = 10 * time.Minute
 	}
 	if cfg.TokenTTL <= 0 {
-		cfg.TokenTTL = time.Minute
+		cfg.TokenTTL = TokenGrace / 2
+	}
+	if cfg.TokenTTL > TokenGrace {
+		return nil, fmt.Errorf("workers: TokenTTL %s is over TokenGrace (%s): workers would refuse every token", cfg.TokenTTL, TokenGrace)
 	}
 	return &Pool{cfg: cfg, sem: make(chan struct{}, cfg.Max), idle: map[string][]*proc{}, all: map[*proc]bool{}}, nil
 }
@@ -161,7 +167,7 @@ func (p *Pool) Execute(ctx context.Context, st Step, onCheckpoint func(Checkpoin
 			return Result{}, err
 		}
 		g := Grant{Task: st.Task, Step: st.N, Action: st.Action, Target: TargetOf(st.Action, st.Args),
-			Expiry: time.Now().Add(timeout + p.cfg.TokenTTL)}
+			Nonce: NewNonce(), Expiry: time.Now().Add(timeout + p.cfg.TokenTTL)}
 		ex := Execute{TaskID: st.Task, Step: st.N, Action: st.Action, Args: st.Args,
 			Capability: Sign(p.cfg.Key, g), TimeoutMS: max(1, timeout.Milliseconds())}
 		id := strconv.FormatInt(p.nextID.Add(1), 10)

@@ -92,6 +92,7 @@ type server struct {
 	ws    *workspace
 	allow envAllow // run_command's environment
 	out   *frameWriter
+	spent ledger // tokens accepted
 
 	mu      sync.Mutex
 	closed  bool
@@ -258,10 +259,7 @@ func (s *server) start(ctx context.Context, id json.RawMessage, ex *Execute) {
 		s.reply(id, res, nil)
 		return
 	}
-	timeout := s.cfg.DefaultTimeout
-	if ex.TimeoutMS > 0 {
-		timeout = time.Duration(ex.TimeoutMS) * time.Millisecond
-	}
+	timeout := s.timeout(ex)
 	sctx, cancel := context.WithCancelCause(ctx)
 	tctx, tcancel := context.WithTimeoutCause(sctx, timeout,
 		&stopCause{StatusTimeout, fmt.Sprintf("timed out after %s", timeout)})
@@ -286,6 +284,14 @@ func (s *server) start(ctx context.Context, id json.RawMessage, ex *Execute) {
 		s.mu.Unlock()
 		s.reply(id, res, nil)
 	}()
+}
+
+// timeout is the step's timeout: timeout_ms, else the default.
+func (s *server) timeout(ex *Execute) time.Duration {
+	if ex.TimeoutMS > 0 {
+		return time.Duration(ex.TimeoutMS) * time.Millisecond
+	}
+	return s.cfg.DefaultTimeout
 }
 
 func (s *server) cancelTask(task, reason string) int {
@@ -322,7 +328,12 @@ func (s *server) perform(ctx context.Context, ex *Execute, res *Result, emit emi
 		return fmt.Errorf("unknown action %q (want read_file, write_file, edit_file, list_dir, search or run_command)", ex.Action)
 	}
 	g := Grant{Task: ex.TaskID, Step: ex.Step, Action: ex.Action, Target: TargetOf(ex.Action, ex.Args)}
-	if err := Verify(s.cfg.Key, ex.Capability, g, s.cfg.Now()); err != nil {
+	now := s.cfg.Now()
+	tok, err := Verify(s.cfg.Key, ex.Capability, g, now, s.timeout(ex)+TokenGrace)
+	if err == nil {
+		err = s.spent.spend(tok, now)
+	}
+	if err != nil {
 		return refusef("refused: %s", strings.TrimPrefix(err.Error(), "workers: "))
 	}
 	if err := ctx.Err(); err != nil {
