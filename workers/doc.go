@@ -136,7 +136,10 @@
 // A token's expiry may lie at most the step's timeout (timeout_ms, else
 // the worker's default) plus TokenGrace (1 min) after the worker checks
 // it; further is refused with ErrTokenLifetime ("capability token lives
-// too long"), which also bounds the worker's memory of used tokens. The
+// too long"), which also bounds the worker's memory of used tokens. A
+// step's timeout is at most MaxStepTimeout (24 h): a larger timeout_ms
+// is invalid params, a larger Step.Timeout ErrBadStep, so no request can
+// stretch the bound to a century. The
 // pool signs for the timeout plus PoolConfig.TokenTTL (30 s, at most
 // TokenGrace), which leaves 30 s for a wall clock stepped back between
 // signing and checking. The check happens when the step starts; a

@@ -41,7 +41,8 @@ type PoolConfig struct {
 	// plus 1 s for its result before it kills the worker and the step's
 	// process group. Keep it above the worker's SIGTERM grace of 2 s.
 	KillGrace time.Duration
-	// StepTimeout applies to steps without a Timeout (10 min).
+	// StepTimeout applies to steps without a Timeout (10 min). It and
+	// every Timeout may not pass MaxStepTimeout.
 	StepTimeout time.Duration
 	// TokenTTL is how long a token outlives its step's timeout (30 s).
 	// It may not pass TokenGrace, beyond which workers refuse tokens; the
@@ -108,6 +109,9 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.StepTimeout <= 0 {
 		cfg.StepTimeout = 10 * time.Minute
 	}
+	if cfg.StepTimeout > MaxStepTimeout {
+		return nil, fmt.Errorf("workers: StepTimeout %s is over MaxStepTimeout (%s)", cfg.StepTimeout, MaxStepTimeout)
+	}
 	if cfg.TokenTTL <= 0 {
 		cfg.TokenTTL = TokenGrace / 2
 	}
@@ -140,6 +144,8 @@ func (p *Pool) Execute(ctx context.Context, st Step, onCheckpoint func(Checkpoin
 		return Result{}, fmt.Errorf("%w: unknown action %q", ErrBadStep, st.Action)
 	case ws == "":
 		return Result{}, fmt.Errorf("%w: the step has no workspace and the pool no default", ErrBadStep)
+	case st.Timeout > MaxStepTimeout:
+		return Result{}, fmt.Errorf("%w: timeout %s is over the %s a step may take", ErrBadStep, st.Timeout, MaxStepTimeout)
 	}
 	ws, err := filepath.Abs(ws)
 	if err != nil {

@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -99,8 +100,18 @@ func TestLedger(t *testing.T) {
 	}
 }
 
-func TestPoolRefusesLongTokenTTL(t *testing.T) {
+// TestPoolBoundsTokenLifetimes: the pool will not sign tokens that its
+// workers would refuse, nor for steps longer than MaxStepTimeout.
+func TestPoolBoundsTokenLifetimes(t *testing.T) {
 	if _, err := NewPool(PoolConfig{TokenTTL: TokenGrace + time.Second}); err == nil || !strings.Contains(err.Error(), "TokenTTL") {
-		t.Fatalf("NewPool with a TokenTTL over TokenGrace: %v", err)
+		t.Errorf("NewPool with a TokenTTL over TokenGrace: %v", err)
+	}
+	if _, err := NewPool(PoolConfig{StepTimeout: MaxStepTimeout + time.Second}); err == nil || !strings.Contains(err.Error(), "MaxStepTimeout") {
+		t.Errorf("NewPool with a StepTimeout over MaxStepTimeout: %v", err)
+	}
+	p := newTestPool(t, tempWorkspace(t))
+	_, err := p.Execute(context.Background(), Step{Task: "t", N: 1, Action: ActionListDir, Timeout: 100 * 365 * 24 * time.Hour}, nil)
+	if !errors.Is(err, ErrBadStep) || !strings.Contains(err.Error(), "over the 24h0m0s a step may take") {
+		t.Errorf("a step with a century's timeout: %v", err)
 	}
 }

@@ -38,7 +38,8 @@ type Config struct {
 	MaxOutput int
 	// KillGrace is the time between SIGTERM and SIGKILL (2 s).
 	KillGrace time.Duration
-	// DefaultTimeout applies when execute has no timeout_ms (10 min).
+	// DefaultTimeout applies when execute has no timeout_ms (10 min, at
+	// most MaxStepTimeout).
 	DefaultTimeout time.Duration
 	// MaxSteps is how many steps may run at once (64).
 	MaxSteps int
@@ -59,6 +60,7 @@ func (c Config) withDefaults() Config {
 	if c.DefaultTimeout <= 0 {
 		c.DefaultTimeout = 10 * time.Minute
 	}
+	c.DefaultTimeout = min(c.DefaultTimeout, MaxStepTimeout)
 	if c.MaxSteps <= 0 {
 		c.MaxSteps = 64
 	}
@@ -234,6 +236,8 @@ func (ex *Execute) invalid() string {
 		return "action is empty"
 	case ex.TimeoutMS < 0:
 		return "timeout_ms must not be negative"
+	case ex.TimeoutMS > MaxStepTimeout.Milliseconds():
+		return fmt.Sprintf("timeout_ms must be at most %d (%s)", MaxStepTimeout.Milliseconds(), MaxStepTimeout)
 	}
 	return ""
 }
@@ -357,9 +361,10 @@ func classify(ctx context.Context, err error) (string, string) {
 	return StatusError, err.Error()
 }
 
-// RunProcess is `nexus worker`: it parses the flags (--workspace DIR,
-// --deny DIR and --env ENTRY, repeatable, --key-fd N, default 3), reads the capability key from the inherited
-// fd, closes the fd, and serves stdin/stdout until stdin ends.
+// RunProcess is `nexus worker`: it parses the flags (--workspace DIR;
+// --deny DIR and --env ENTRY, both repeatable; --key-fd N, default 3),
+// reads the capability key from the inherited fd, closes the fd, and
+// serves stdin/stdout until stdin ends.
 func RunProcess(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("nexus worker", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

@@ -29,6 +29,11 @@ const tokenPrefix = "v2."
 // standing permission.
 const TokenGrace = time.Minute
 
+// MaxStepTimeout is the longest timeout a step may have. It bounds a
+// token's lifetime (the timeout plus TokenGrace) whatever timeout_ms a
+// request names.
+const MaxStepTimeout = 24 * time.Hour
+
 // minNonce is the shortest nonce Verify accepts (NewNonce makes 32 hex
 // digits).
 const minNonce = 16
