@@ -164,9 +164,9 @@
 // as --env). An entry is a name (GOPATH) or a prefix with one trailing
 // "*" (NODE_*); a bare "*" is refused. A name listed exactly always
 // passes; one that only matches a prefix must not look like a credential
-// (KEY, TOKEN, SECRET, PASS, CRED, AUTH, PRIVATE, COOKIE, SESSION or DSN
-// in it, or a _URL or _URI suffix), so NODE_* does not pass
-// NODE_AUTH_TOKEN. Names are case-sensitive.
+// (KEY, TOKEN, SECRET, PASS, CRED, AUTH but not AUTHOR, PRIVATE, COOKIE,
+// SESSION or DSN in it, or a _URL or _URI suffix), so NODE_* does not
+// pass NODE_AUTH_TOKEN. Names are case-sensitive.
 //
 // A worker process starts with the same allow-listed variables, the Go
 // runtime's (GOGC, GOMAXPROCS, GOMEMLIMIT, GODEBUG, GOTRACEBACK, GORACE,

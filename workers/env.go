@@ -70,9 +70,14 @@ func (a envAllow) filter(env []string) []string {
 }
 
 // credentialName reports whether a variable's name suggests its value
-// is a credential or holds one (a URL with a password in it).
+// is a credential or holds one (a URL with a password in it). AUTHOR is
+// not AUTH (GIT_* should pass GIT_AUTHOR_NAME), AUTHORIZATION is.
 func credentialName(name string) bool {
 	u := strings.ToUpper(name)
+	if strings.Contains(u, "AUTHORIZ") {
+		return true
+	}
+	u = strings.ReplaceAll(u, "AUTHOR", "")
 	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASS", "CRED", "AUTH", "PRIVATE", "COOKIE", "SESSION", "DSN"} {
 		if strings.Contains(u, w) {
 			return true

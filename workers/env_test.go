@@ -62,13 +62,14 @@ func TestRunCommandEnvironmentIsAllowListed(t *testing.T) {
 }
 
 func TestEnvAllow(t *testing.T) {
-	a := commandAllow([]string{"GOFLAGS", "NODE_*", "GITHUB_TOKEN"})
+	a := commandAllow([]string{"GOFLAGS", "NODE_*", "GITHUB_TOKEN", "GIT_*"})
 	for name, want := range map[string]bool{
 		"PATH": true, "HOME": true, "LC_ALL": true, "LANG": true, "TMPDIR": true,
 		"GOFLAGS": true, "NODE_OPTIONS": true, "GITHUB_TOKEN": true,
 		"NODE_AUTH_TOKEN": false, "NODE_PASSWD": false, "NODE_REGISTRY_URL": false,
 		"AZURE_OPENAI_KEY": false, "DATABASE_URL": false, "OPENAI_API_KEY": false, "AWS_SECRET_ACCESS_KEY": false,
 		"GOPATH": false, "PATHS": false, "path": false, "LC": false,
+		"GIT_AUTHOR_NAME": true, "GIT_CONFIG_GLOBAL": true, "GIT_ASKPASS": false, "GIT_HTTP_AUTHORIZATION": false, "GIT_AUTH_AUTHOR": false,
 	} {
 		if got := a.allows(name); got != want {
 			t.Errorf("allows(%s) = %v, want %v", name, got, want)
