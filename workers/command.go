@@ -54,7 +54,7 @@ func (s *server) runCommand(ctx context.Context, a Args, r *Result, emit emitFun
 	}
 	pty.Setsize(ptmx, &pty.Winsize{Rows: 50, Cols: 160})
 	cmd := exec.Command("/bin/sh", "-c", a.Command)
-	cmd.Dir, cmd.Env = dir, s.childEnv
+	cmd.Dir, cmd.Env = dir, commandEnv(s.cfg.Env, s.allow, dir)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	// As pty.Start does: a new session makes the shell leader of a new
 	// process group, with the pty as its controlling terminal (fd 0).
@@ -232,27 +232,4 @@ func utf8Cut(b []byte) int {
 		}
 	}
 	return len(b)
-}
-
-// childEnv is the environment of run_command: the worker's own minus
-// anything that looks like a credential, with a dumb terminal so output
-// carries few escape sequences.
-func childEnv(env []string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if secretName(name) || name == "TERM" {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, "TERM=dumb")
-}
-
-// secretName reports whether an environment variable must not reach a
-// worker or its children: *_API_KEY, *_TOKEN, *SECRET*, *PASSWORD*.
-func secretName(name string) bool {
-	u := strings.ToUpper(name)
-	return strings.HasSuffix(u, "_API_KEY") || u == "API_KEY" || strings.HasSuffix(u, "_TOKEN") ||
-		strings.Contains(u, "SECRET") || strings.Contains(u, "PASSWORD")
 }

@@ -67,23 +67,6 @@ func TestRunCommandStreamsOutput(t *testing.T) {
 	}
 }
 
-func TestRunCommandEnvironmentHasNoCredentials(t *testing.T) {
-	ws := tempWorkspace(t)
-	t.Setenv("NEXUSTEST_HOST_TOKEN", "host-token-value")
-	p := newTestPool(t, ws, func(c *PoolConfig) {
-		c.Env = append(c.Env, "NEXUSTEST_API_KEY=worker-key-value", "NEXUSTEST_MY_SECRET_X=s3", "NEXUSTEST_PLAIN=visible")
-	})
-	res := mustExec(t, p, Step{N: 1, Action: ActionRunCommand, Args: Args{Command: "env"}}, nil)
-	if !strings.Contains(res.Output, "NEXUSTEST_PLAIN=visible") || !strings.Contains(res.Output, "TERM=dumb") {
-		t.Fatalf("env output lacks the plain variables:\n%s", res.Output)
-	}
-	for _, bad := range []string{"host-token-value", "worker-key-value", "s3\n"} {
-		if strings.Contains(res.Output, bad) {
-			t.Errorf("a credential reached the command: %q", bad)
-		}
-	}
-}
-
 // runAndStop starts a nested-shell command, waits until its group has
 // its processes, stops it with stop, and checks that nothing of the
 // group is left.

@@ -1,5 +1,6 @@
-// Package workers runs plan steps of the built-in agent in stateless
-// child processes (`nexus worker`), and holds the host side that starts,
+// Package workers runs plan steps of the built-in agent in child
+// processes (`nexus worker`) that keep nothing between steps but the
+// nonces of the tokens they accepted, and holds the host side that starts,
 // reuses and kills them (Pool). docs/ARCHITECTURE.md ("Side effects")
 // places it among the host's executors; this file is the manual.
 //
@@ -23,7 +24,7 @@
 //	{"jsonrpc":"2.0","id":7,"method":"execute","params":{
 //	  "task_id":"t3f9a2c/1/a1/n4","step":2,"action":"write_file",
 //	  "args":{"path":"notes.txt","content":"hello\n"},
-//	  "capability":"v1.<claims>.<mac>","timeout_ms":600000}}
+//	  "capability":"v2.<claims>.<mac>","timeout_ms":600000}}
 //
 // Host -> worker, notification (no id; an id gets {"cancelled":N} back):
 //
@@ -109,25 +110,68 @@
 //
 // # Capability tokens
 //
-// Each execute carries a token from Sign: "v1." + base64url(claims) +
+// Each execute carries a token from Sign: "v2." + base64url(claims) +
 // "." + base64url(HMAC-SHA256). The claims are the task, step, action,
 // SHA-256 of the target (the path as given, "." for a list_dir or search
-// without one, or the command line for run_command; see TargetOf) and
-// the expiry; the MAC covers their length-prefixed encoding under the
-// per-host key. Verify names the problem: missing, malformed, forged
-// (MAC does not match: another key or altered claims), mismatch (for
-// another task/step, action, path or command) or expired. The contents
-// of write_file and edit_file, the search pattern and the cwd are not
-// bound by the token; the path and the workspace confine them.
+// without one, or the command line for run_command; see TargetOf), a
+// nonce and the expiry; the MAC covers their length-prefixed encoding
+// under the per-host key. Verify names the problem: missing, malformed
+// (including a token without a nonce of at least 16 characters, such as
+// a v1 token), forged (MAC does not match: another key or altered
+// claims), mismatch (for another task/step, action, path or command),
+// expired, or lives too long. The contents of write_file and edit_file,
+// the search pattern and the cwd are not bound by the token; the path
+// and the workspace confine them.
+//
+// A token is good for one request. The pool signs each execute with a
+// fresh 128-bit nonce (NewNonce); the task (the kernel's node or effect
+// key) and step with the nonce name the request. A worker keeps the
+// nonces it accepted, until the token's expiry plus TokenGrace, and
+// refuses a nonce it has seen with ErrTokenReplayed ("capability token
+// already used"), so a copied request cannot run its write or command
+// twice. Only tokens that pass every other check are recorded. A worker
+// remembers only its own: a token replayed to another worker of the
+// same host is not caught (the key is per host, not per worker).
+//
+// A token's expiry may lie at most the step's timeout (timeout_ms, else
+// the worker's default) plus TokenGrace (1 min) after the worker checks
+// it; further is refused with ErrTokenLifetime ("capability token lives
+// too long"), which also bounds the worker's memory of used tokens. A
+// step's timeout is at most MaxStepTimeout (24 h): a larger timeout_ms
+// is invalid params, a larger Step.Timeout ErrBadStep, so no request can
+// stretch the bound to a century. The
+// pool signs for the timeout plus PoolConfig.TokenTTL (30 s, at most
+// TokenGrace), which leaves 30 s for a wall clock stepped back between
+// signing and checking. The check happens when the step starts; a
+// running step is not stopped when its token expires.
 //
 // The key (KeySize random bytes from NewKey, per host process) reaches a
 // worker only through an inherited pipe: the pool writes it hex-encoded
 // into a pipe whose read end the child gets as fd 3 (--key-fd); the
 // worker reads it and closes the fd before serving, so no child of the
 // worker can inherit it. It is never in an environment variable, an
-// argument, a frame, the journal or a log. Workers start with the host's
-// environment minus *_API_KEY, *_TOKEN, *SECRET* and *PASSWORD*
-// variables, and filter run_command's environment the same way again.
+// argument, a frame, the journal or a log.
+//
+// # Environment
+//
+// run_command's environment is allow-listed, not filtered: a deny-list
+// of names misses AZURE_OPENAI_KEY, FOO_PASSWD or DATABASE_URL. A command
+// gets only PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TZ,
+// TMPDIR, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME,
+// XDG_STATE_HOME, XDG_RUNTIME_DIR, SSL_CERT_FILE and SSL_CERT_DIR from
+// the host, plus TERM=dumb and PWD set to its directory, plus what the
+// user's [commands] env names (PoolConfig.CommandEnv, passed to workers
+// as --env). An entry is a name (GOPATH) or a prefix with one trailing
+// "*" (NODE_*); a bare "*" is refused. A name listed exactly always
+// passes; one that only matches a prefix must not look like a credential
+// (KEY, TOKEN, SECRET, PASS, CRED, AUTH but not AUTHOR, PRIVATE, COOKIE,
+// SESSION or DSN in it, or a _URL or _URI suffix), so NODE_* does not
+// pass NODE_AUTH_TOKEN. Names are case-sensitive.
+//
+// A worker process starts with the same allow-listed variables, the Go
+// runtime's (GOGC, GOMAXPROCS, GOMEMLIMIT, GODEBUG, GOTRACEBACK, GORACE,
+// GOCOVERDIR) and PoolConfig.Env; it filters again for each command, so
+// those reach a command only when allow-listed too.
 //
 // # Path confinement
 //

@@ -5,13 +5,16 @@ import (
 	"fmt"
 )
 
-// Token errors: Verify wraps exactly one of them.
+// Token errors: Verify wraps exactly one of them, except
+// ErrTokenReplayed, which a worker's ledger of accepted tokens returns.
 var (
 	ErrTokenMissing   = errors.New("workers: capability token missing")
 	ErrTokenMalformed = errors.New("workers: capability token malformed")
 	ErrTokenForged    = errors.New("workers: capability token forged")
 	ErrTokenMismatch  = errors.New("workers: capability token does not match the request")
 	ErrTokenExpired   = errors.New("workers: capability token expired")
+	ErrTokenLifetime  = errors.New("workers: capability token lives too long")
+	ErrTokenReplayed  = errors.New("workers: capability token already used")
 )
 
 // Pool errors. When Execute returns an error, the step did not run.

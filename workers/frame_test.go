@@ -59,7 +59,7 @@ func TestMalformedFramesGetErrors(t *testing.T) {
 	writeFile(t, ws+"/a.txt", "a")
 	key, _ := NewKey()
 	good := Execute{TaskID: "t", Step: 1, Action: ActionReadFile, Args: Args{Path: "a.txt"},
-		Capability: Sign(key, Grant{Task: "t", Step: 1, Action: ActionReadFile, Target: "a.txt", Expiry: time.Now().Add(time.Minute)})}
+		Capability: Sign(key, Grant{Task: "t", Step: 1, Action: ActionReadFile, Target: "a.txt", Nonce: NewNonce(), Expiry: time.Now().Add(time.Minute)})}
 	goodLine, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "execute", "params": good})
 	cases := []struct {
 		line string
@@ -76,6 +76,8 @@ func TestMalformedFramesGetErrors(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":4,"method":"execute","params":{"task_id":"t","step":1,"action":"read_file","timeout":5}}`, CodeInvalidParams, "unknown field"},
 		{`{"jsonrpc":"2.0","id":5,"method":"execute","params":{"task_id":"","step":1,"action":"read_file"}}`, CodeInvalidParams, "task_id"},
 		{`{"jsonrpc":"2.0","id":6,"method":"execute","params":{"task_id":"t","step":-1,"action":"read_file"}}`, CodeInvalidParams, "step"},
+		{`{"jsonrpc":"2.0","id":9,"method":"execute","params":{"task_id":"t","step":1,"action":"read_file","timeout_ms":9223372036854775807}}`,
+			CodeInvalidParams, "timeout_ms must be at most 86400000 (24h0m0s)"},
 		{`{"jsonrpc":"2.0","method":"execute","params":{"task_id":"t","step":1,"action":"read_file"}}`, CodeInvalidRequest, "with an id"},
 		{`{"jsonrpc":"2.0","id":7,"method":"execute","result":{}}`, CodeInvalidRequest, "both"},
 		{`{"jsonrpc":"2.0","id":8,"method":"cancel","params":{"reason":"x"}}`, CodeInvalidParams, "task_id is empty"},

@@ -36,7 +36,7 @@ func TestWorkerRefusesGitAndStateDirWrites(t *testing.T) {
 	step := 0
 	do := func(action string, a Args) Result {
 		step++
-		tok := Sign(key, Grant{Task: "t1", Step: step, Action: action, Target: TargetOf(action, a), Expiry: later})
+		tok := Sign(key, Grant{Task: "t1", Step: step, Action: action, Target: TargetOf(action, a), Nonce: NewNonce(), Expiry: later})
 		return w.send(t, Execute{TaskID: "t1", Step: step, Action: action, Args: a, Capability: tok})
 	}
 	planted := "[core]\n\tfsmonitor = touch pwned\n"

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,8 +20,13 @@ type PoolConfig struct {
 	// binary or at the test binary itself.
 	Command []string
 	// Env is added to the workers' environment, which is the host's
-	// minus credentials (*_API_KEY, *_TOKEN, *SECRET*, *PASSWORD*).
+	// allow-listed variables (those commands get, and the Go runtime's).
+	// Commands do not see Env unless it is allow-listed too.
 	Env []string
+	// CommandEnv are the variables commands get on top of the defaults
+	// (env.go): names, or prefixes ending in "*" (NODE_*), which never
+	// pass a name that looks like a credential. From [commands] env.
+	CommandEnv []string
 	// Workspace is used by steps that name none.
 	Workspace string
 	// Deny are directories no step may read or write, even inside a
@@ -37,9 +41,13 @@ type PoolConfig struct {
 	// plus 1 s for its result before it kills the worker and the step's
 	// process group. Keep it above the worker's SIGTERM grace of 2 s.
 	KillGrace time.Duration
-	// StepTimeout applies to steps without a Timeout (10 min).
+	// StepTimeout applies to steps without a Timeout (10 min). It and
+	// every Timeout may not pass MaxStepTimeout.
 	StepTimeout time.Duration
-	// TokenTTL is how long a token outlives its step's timeout (1 min).
+	// TokenTTL is how long a token outlives its step's timeout (30 s).
+	// It may not pass TokenGrace, beyond which workers refuse tokens; the
+	// difference absorbs a wall clock stepped back between signing and
+	// checking.
 	TokenTTL time.Duration
 }
 
@@ -79,6 +87,12 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	for _, d := range cfg.Deny {
 		cfg.Command = append(slices.Clone(cfg.Command), "--deny", d)
 	}
+	for _, e := range cfg.CommandEnv {
+		if err := CheckEnvPattern(e); err != nil {
+			return nil, fmt.Errorf("workers: %w", err)
+		}
+		cfg.Command = append(slices.Clone(cfg.Command), "--env", e)
+	}
 	if cfg.Max <= 0 {
 		cfg.Max = 4
 	}
@@ -95,8 +109,14 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.StepTimeout <= 0 {
 		cfg.StepTimeout = 10 * time.Minute
 	}
+	if cfg.StepTimeout > MaxStepTimeout {
+		return nil, fmt.Errorf("workers: StepTimeout %s is over MaxStepTimeout (%s)", cfg.StepTimeout, MaxStepTimeout)
+	}
 	if cfg.TokenTTL <= 0 {
-		cfg.TokenTTL = time.Minute
+		cfg.TokenTTL = TokenGrace / 2
+	}
+	if cfg.TokenTTL > TokenGrace {
+		return nil, fmt.Errorf("workers: TokenTTL %s is over TokenGrace (%s): workers would refuse every token", cfg.TokenTTL, TokenGrace)
 	}
 	return &Pool{cfg: cfg, sem: make(chan struct{}, cfg.Max), idle: map[string][]*proc{}, all: map[*proc]bool{}}, nil
 }
@@ -124,6 +144,8 @@ func (p *Pool) Execute(ctx context.Context, st Step, onCheckpoint func(Checkpoin
 		return Result{}, fmt.Errorf("%w: unknown action %q", ErrBadStep, st.Action)
 	case ws == "":
 		return Result{}, fmt.Errorf("%w: the step has no workspace and the pool no default", ErrBadStep)
+	case st.Timeout > MaxStepTimeout:
+		return Result{}, fmt.Errorf("%w: timeout %s is over the %s a step may take", ErrBadStep, st.Timeout, MaxStepTimeout)
 	}
 	ws, err := filepath.Abs(ws)
 	if err != nil {
@@ -151,7 +173,7 @@ func (p *Pool) Execute(ctx context.Context, st Step, onCheckpoint func(Checkpoin
 			return Result{}, err
 		}
 		g := Grant{Task: st.Task, Step: st.N, Action: st.Action, Target: TargetOf(st.Action, st.Args),
-			Expiry: time.Now().Add(timeout + p.cfg.TokenTTL)}
+			Nonce: NewNonce(), Expiry: time.Now().Add(timeout + p.cfg.TokenTTL)}
 		ex := Execute{TaskID: st.Task, Step: st.N, Action: st.Action, Args: st.Args,
 			Capability: Sign(p.cfg.Key, g), TimeoutMS: max(1, timeout.Milliseconds())}
 		id := strconv.FormatInt(p.nextID.Add(1), 10)
@@ -208,7 +230,7 @@ func (p *Pool) get(ws string) (*proc, error) {
 	if evict != nil {
 		evict.stop(p.cfg.KillGrace)
 	}
-	env := append(filterEnv(os.Environ()), p.cfg.Env...)
+	env := append(p.workerAllow().filter(os.Environ()), p.cfg.Env...)
 	w, err := startProc(p.cfg.Command, env, ws, p.cfg.Key)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -270,14 +292,8 @@ func (p *Pool) Close() error {
 	return nil
 }
 
-// filterEnv drops credentials from an environment.
-func filterEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !secretName(name) {
-			out = append(out, kv)
-		}
-	}
-	return out
+// workerAllow is the allow-list of a worker process's environment:
+// what its commands get, and the Go runtime's variables.
+func (p *Pool) workerAllow() envAllow {
+	return append(commandAllow(p.cfg.CommandEnv), runtimeEnv...)
 }

@@ -23,7 +23,7 @@ func TestWorkerRefuses(t *testing.T) {
 	w := startRaw(t, ws, key)
 	later := time.Now().Add(time.Minute)
 	grant := func(action string, a Args) Grant {
-		return Grant{Task: "t1", Step: 1, Action: action, Target: TargetOf(action, a), Expiry: later}
+		return Grant{Task: "t1", Step: 1, Action: action, Target: TargetOf(action, a), Nonce: NewNonce(), Expiry: later}
 	}
 	read := func(path string) (string, Args) { return ActionReadFile, Args{Path: path} }
 
@@ -83,7 +83,7 @@ func TestWorkerRefuses(t *testing.T) {
 	}
 	// The same worker still serves a valid request.
 	res := w.send(t, Execute{TaskID: "t1", Step: 2, Action: ActionReadFile, Args: Args{Path: "a.txt"},
-		Capability: Sign(key, Grant{Task: "t1", Step: 2, Action: ActionReadFile, Target: "a.txt", Expiry: later})})
+		Capability: Sign(key, Grant{Task: "t1", Step: 2, Action: ActionReadFile, Target: "a.txt", Nonce: NewNonce(), Expiry: later})})
 	if res.Status != StatusOK || res.Output != "a" {
 		t.Fatalf("valid request after refusals = %+v", res)
 	}
@@ -92,12 +92,12 @@ func TestWorkerRefuses(t *testing.T) {
 func TestVerify(t *testing.T) {
 	key, _ := NewKey()
 	now := time.Unix(1_700_000_000, 0)
-	g := Grant{Task: "t", Step: 3, Action: ActionWriteFile, Target: "a/b", Expiry: now.Add(time.Minute)}
+	g := Grant{Task: "t", Step: 3, Action: ActionWriteFile, Target: "a/b", Nonce: NewNonce(), Expiry: now.Add(time.Minute)}
 	tok := Sign(key, g)
 	ask := g
-	ask.Expiry = time.Time{}
-	if err := Verify(key, tok, ask, now); err != nil {
-		t.Fatalf("valid token: %v", err)
+	ask.Expiry, ask.Nonce = time.Time{}, ""
+	if got, err := Verify(key, tok, ask, now, time.Minute); err != nil || got != g {
+		t.Fatalf("valid token: %+v, %v; want %+v", got, err, g)
 	}
 	mod := func(f func(*Grant)) Grant { c := ask; f(&c); return c }
 	other, _ := NewKey()
@@ -110,7 +110,7 @@ func TestVerify(t *testing.T) {
 		want  error
 	}{
 		{"missing", key, "", ask, now, ErrTokenMissing},
-		{"no prefix", key, strings.TrimPrefix(tok, "v1."), ask, now, ErrTokenMalformed},
+		{"no prefix", key, strings.TrimPrefix(tok, "v2."), ask, now, ErrTokenMalformed},
 		{"other key", other, tok, ask, now, ErrTokenForged},
 		{"no key", nil, tok, ask, now, ErrTokenForged},
 		{"tampered mac", key, tok[:len(tok)-2] + "AA", ask, now, ErrTokenForged},
@@ -119,9 +119,14 @@ func TestVerify(t *testing.T) {
 		{"other action", key, tok, mod(func(g *Grant) { g.Action = ActionEditFile }), now, ErrTokenMismatch},
 		{"other target", key, tok, mod(func(g *Grant) { g.Target = "a/c" }), now, ErrTokenMismatch},
 		{"other expiry", key, tok, mod(func(g *Grant) { g.Expiry = now }), now, ErrTokenMismatch},
+		{"other nonce", key, tok, mod(func(g *Grant) { g.Nonce = NewNonce() }), now, ErrTokenMismatch},
+		{"no nonce", key, Sign(key, mod(func(g *Grant) { g.Nonce, g.Expiry = "", now.Add(time.Minute) })), ask, now, ErrTokenMalformed},
+		{"short nonce", key, Sign(key, mod(func(g *Grant) { g.Nonce, g.Expiry = "abc", now.Add(time.Minute) })), ask, now, ErrTokenMalformed},
+		{"v1 token", key, "v1" + strings.TrimPrefix(tok, "v2"), ask, now, ErrTokenMalformed},
 		{"expired", key, tok, ask, now.Add(time.Minute), ErrTokenExpired},
+		{"lives too long", key, tok, ask, now.Add(-time.Second), ErrTokenLifetime},
 	} {
-		if err := Verify(tc.key, tc.token, tc.g, tc.now); !errors.Is(err, tc.want) {
+		if _, err := Verify(tc.key, tc.token, tc.g, tc.now, time.Minute); !errors.Is(err, tc.want) {
 			t.Errorf("%s: Verify = %v, want %v", tc.name, err, tc.want)
 		}
 	}

@@ -26,16 +26,20 @@ type Config struct {
 	// Key checks capability tokens. A worker without a key refuses
 	// every step.
 	Key []byte
-	// Env is the environment run_command starts from (default: the
-	// worker's own); credentials are removed from it either way.
+	// Env is the environment run_command's variables are taken from
+	// (default: the worker's own); only allow-listed ones pass.
 	Env []string
+	// CommandEnv are the entries run_command's environment allows on top
+	// of the defaults (env.go): names, or prefixes ending in "*".
+	CommandEnv []string
 	// MaxRead caps read_file, write_file and edit_file (8 MiB).
 	MaxRead int64
 	// MaxOutput caps the output run_command keeps and streams (1 MiB).
 	MaxOutput int
 	// KillGrace is the time between SIGTERM and SIGKILL (2 s).
 	KillGrace time.Duration
-	// DefaultTimeout applies when execute has no timeout_ms (10 min).
+	// DefaultTimeout applies when execute has no timeout_ms (10 min, at
+	// most MaxStepTimeout).
 	DefaultTimeout time.Duration
 	// MaxSteps is how many steps may run at once (64).
 	MaxSteps int
@@ -56,6 +60,7 @@ func (c Config) withDefaults() Config {
 	if c.DefaultTimeout <= 0 {
 		c.DefaultTimeout = 10 * time.Minute
 	}
+	c.DefaultTimeout = min(c.DefaultTimeout, MaxStepTimeout)
 	if c.MaxSteps <= 0 {
 		c.MaxSteps = 64
 	}
@@ -85,10 +90,11 @@ var actions = map[string]actionFunc{
 }
 
 type server struct {
-	cfg      Config
-	ws       *workspace
-	childEnv []string
-	out      *frameWriter
+	cfg   Config
+	ws    *workspace
+	allow envAllow // run_command's environment
+	out   *frameWriter
+	spent ledger // tokens accepted
 
 	mu      sync.Mutex
 	closed  bool
@@ -103,12 +109,17 @@ type server struct {
 // own goroutine; out is written by one frame at a time.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config) error {
 	cfg = cfg.withDefaults()
+	for _, p := range cfg.CommandEnv {
+		if err := CheckEnvPattern(p); err != nil {
+			return fmt.Errorf("workers: %w", err)
+		}
+	}
 	ws, err := openWorkspace(cfg.Workspace, cfg.Deny...)
 	if err != nil {
 		return err
 	}
 	defer ws.close()
-	s := &server{cfg: cfg, ws: ws, childEnv: childEnv(cfg.Env), out: newFrameWriter(out),
+	s := &server{cfg: cfg, ws: ws, allow: commandAllow(cfg.CommandEnv), out: newFrameWriter(out),
 		running: map[string]map[int]context.CancelCauseFunc{}}
 	stepCtx, stopAll := context.WithCancelCause(context.WithoutCancel(ctx))
 	readErr := make(chan error, 1)
@@ -225,6 +236,8 @@ func (ex *Execute) invalid() string {
 		return "action is empty"
 	case ex.TimeoutMS < 0:
 		return "timeout_ms must not be negative"
+	case ex.TimeoutMS > MaxStepTimeout.Milliseconds():
+		return fmt.Sprintf("timeout_ms must be at most %d (%s)", MaxStepTimeout.Milliseconds(), MaxStepTimeout)
 	}
 	return ""
 }
@@ -250,10 +263,7 @@ func (s *server) start(ctx context.Context, id json.RawMessage, ex *Execute) {
 		s.reply(id, res, nil)
 		return
 	}
-	timeout := s.cfg.DefaultTimeout
-	if ex.TimeoutMS > 0 {
-		timeout = time.Duration(ex.TimeoutMS) * time.Millisecond
-	}
+	timeout := s.timeout(ex)
 	sctx, cancel := context.WithCancelCause(ctx)
 	tctx, tcancel := context.WithTimeoutCause(sctx, timeout,
 		&stopCause{StatusTimeout, fmt.Sprintf("timed out after %s", timeout)})
@@ -278,6 +288,14 @@ func (s *server) start(ctx context.Context, id json.RawMessage, ex *Execute) {
 		s.mu.Unlock()
 		s.reply(id, res, nil)
 	}()
+}
+
+// timeout is the step's timeout: timeout_ms, else the default.
+func (s *server) timeout(ex *Execute) time.Duration {
+	if ex.TimeoutMS > 0 {
+		return time.Duration(ex.TimeoutMS) * time.Millisecond
+	}
+	return s.cfg.DefaultTimeout
 }
 
 func (s *server) cancelTask(task, reason string) int {
@@ -314,7 +332,12 @@ func (s *server) perform(ctx context.Context, ex *Execute, res *Result, emit emi
 		return fmt.Errorf("unknown action %q (want read_file, write_file, edit_file, list_dir, search or run_command)", ex.Action)
 	}
 	g := Grant{Task: ex.TaskID, Step: ex.Step, Action: ex.Action, Target: TargetOf(ex.Action, ex.Args)}
-	if err := Verify(s.cfg.Key, ex.Capability, g, s.cfg.Now()); err != nil {
+	now := s.cfg.Now()
+	tok, err := Verify(s.cfg.Key, ex.Capability, g, now, s.timeout(ex)+TokenGrace)
+	if err == nil {
+		err = s.spent.spend(tok, now)
+	}
+	if err != nil {
 		return refusef("refused: %s", strings.TrimPrefix(err.Error(), "workers: "))
 	}
 	if err := ctx.Err(); err != nil {
@@ -338,36 +361,43 @@ func classify(ctx context.Context, err error) (string, string) {
 	return StatusError, err.Error()
 }
 
-// RunProcess is `nexus worker`: it parses the flags (--workspace DIR,
-// --key-fd N, default 3), reads the capability key from the inherited
-// fd, closes the fd, and serves stdin/stdout until stdin ends.
+// RunProcess is `nexus worker`: it parses the flags (--workspace DIR;
+// --deny DIR and --env ENTRY, both repeatable; --key-fd N, default 3),
+// reads the capability key from the inherited fd, closes the fd, and
+// serves stdin/stdout until stdin ends.
 func RunProcess(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("nexus worker", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	ws := fs.String("workspace", "", "workspace directory")
 	keyFD := fs.Int("key-fd", 3, "fd the capability key is read from")
-	var deny denyList
+	var deny, env listFlag
 	fs.Var(&deny, "deny", "a directory no step may touch (repeatable)")
-	const usage = "nexus worker --workspace DIR [--deny DIR]... [--key-fd N] (started by the nexus host)"
+	fs.Var(&env, "env", "a variable (NAME or PREFIX*) commands get on top of the defaults (repeatable)")
+	const usage = "nexus worker --workspace DIR [--deny DIR]... [--env NAME]... [--key-fd N] (started by the nexus host)"
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrUsage, usage, err)
 	}
 	if fs.NArg() > 0 || *ws == "" {
 		return fmt.Errorf("%w: %s", ErrUsage, usage)
 	}
+	for _, p := range env {
+		if err := CheckEnvPattern(p); err != nil {
+			return fmt.Errorf("%w: --env: %v", ErrUsage, err)
+		}
+	}
 	key, err := ReadKeyFD(*keyFD)
 	if err != nil {
 		return err
 	}
-	return Serve(ctx, stdin, stdout, Config{Workspace: *ws, Deny: deny, Key: key})
+	return Serve(ctx, stdin, stdout, Config{Workspace: *ws, Deny: deny, CommandEnv: env, Key: key})
 }
 
-// denyList collects repeated --deny flags.
-type denyList []string
+// listFlag collects a repeated flag.
+type listFlag []string
 
-func (d *denyList) String() string { return strings.Join(*d, ",") }
+func (d *listFlag) String() string { return strings.Join(*d, ",") }
 
-func (d *denyList) Set(v string) error {
+func (d *listFlag) Set(v string) error {
 	*d = append(*d, v)
 	return nil
 }

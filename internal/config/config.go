@@ -49,6 +49,10 @@ type Config struct {
 	// keeps above its screen, 0 for none; nil when the file says nothing
 	// (the UI's default).
 	UIScrollback *int
+	// CommandEnv is [commands] env: the variables the built-in agent's
+	// commands get on top of the defaults (workers/env.go), each a name
+	// or a prefix ending in "*"; nil when the file says nothing.
+	CommandEnv []string
 }
 
 // Profile is one [profiles.NAME] table.

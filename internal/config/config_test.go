@@ -38,14 +38,15 @@ func TestLoadEveryField(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := 25000
-	want := &Config{Path: "testdata/full.toml", Found: true, Theme: "high-contrast", UIScrollback: &lines, Profiles: []Profile{
-		{Name: "codex", Kind: "codex", ReadyMade: true, Model: "gpt-5-codex", Approval: "allow-writes", Line: 4},
-		{Name: "gemini", Kind: "acp", ReadyMade: true, Command: []string{"gemini", "--acp", "-m", "gemini-2.5-pro"}, Line: 8},
-		{Name: "opus", Kind: "claude", Model: "opus", Env: map[string]string{"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "32000"}, Line: 23},
-		{Name: "review", Kind: "acp", Command: []string{"goose", "acp"},
-			Env: map[string]string{"GOOSE_MODE": "smart_approve", "EMPTY": ""}, Approval: "allow-all", Line: 12},
-		{Name: "sh", Kind: "shell", Command: []string{"/bin/sh", "-i"}, Approval: "allow-commands", Line: 18},
-	}}
+	want := &Config{Path: "testdata/full.toml", Found: true, Theme: "high-contrast", UIScrollback: &lines,
+		CommandEnv: []string{"GOPATH", "GOFLAGS", "NODE_*"}, Profiles: []Profile{
+			{Name: "codex", Kind: "codex", ReadyMade: true, Model: "gpt-5-codex", Approval: "allow-writes", Line: 4},
+			{Name: "gemini", Kind: "acp", ReadyMade: true, Command: []string{"gemini", "--acp", "-m", "gemini-2.5-pro"}, Line: 8},
+			{Name: "opus", Kind: "claude", Model: "opus", Env: map[string]string{"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "32000"}, Line: 23},
+			{Name: "review", Kind: "acp", Command: []string{"goose", "acp"},
+				Env: map[string]string{"GOOSE_MODE": "smart_approve", "EMPTY": ""}, Approval: "allow-all", Line: 12},
+			{Name: "sh", Kind: "shell", Command: []string{"/bin/sh", "-i"}, Approval: "allow-commands", Line: 18},
+		}}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("got  %+v\nwant %+v", cfg, want)
 	}
@@ -114,7 +115,7 @@ func TestErrors(t *testing.T) {
 			`config /c.toml:4: profiles.x.kind "acpp" is not one of acp, codex, claude, shell`},
 		{"theme = \"solarized\"\n", `config /c.toml:1: theme "solarized" is not one of dark, light, high-contrast, none`},
 		{"theme = 3\n", `config /c.toml:1: theme is an integer; use one of "dark", "light", "high-contrast", "none"`},
-		{"them = \"dark\"\n", `config /c.toml:1: unknown key them; the file has theme = "...", [host] and [ui] tables and [profiles.NAME] tables`},
+		{"them = \"dark\"\n", `config /c.toml:1: unknown key them; the file has theme = "...", [host], [ui] and [commands] tables and [profiles.NAME] tables`},
 		{"[profiles.claude]\n\nmodle = \"opus\"\n",
 			`config /c.toml:3: unknown key profiles.claude.modle; a profile has kind, command, env, model and approval`},
 		{"[profiles.x]\ncommand = [\"x\"]\n",
@@ -210,6 +211,36 @@ func TestUITable(t *testing.T) {
 			`config /c.toml:2: ui.scrollback is a float; write a whole number of lines, such as 10000 (0 keeps none)`},
 		{"theme = \"dark\"\n[ui]\nscrolback = 5\n", `config /c.toml:3: unknown key ui.scrolback; [ui] has scrollback`},
 		{"ui = 3\n", `config /c.toml:1: ui is an integer; write it as a table: [ui]`},
+	} {
+		_, err := Parse("/c.toml", []byte(tc.file), nil)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q:\n got  %v\n want %s", tc.file, err, tc.want)
+		}
+	}
+}
+
+// The [commands] table: env is an array of variable names and prefixes
+// ending in "*"; anything else is one line naming the key and the entry.
+func TestCommandsTable(t *testing.T) {
+	cfg, err := Parse("/c.toml", []byte("[commands]\nenv = [\"GOPATH\", \"NODE_*\", \"_X\"]\n"), nil)
+	if err != nil || !reflect.DeepEqual(cfg.CommandEnv, []string{"GOPATH", "NODE_*", "_X"}) {
+		t.Fatalf("parse: %+v %v", cfg, err)
+	}
+	if cfg, err := Parse("/c.toml", []byte("[commands]\nenv = []\n"), nil); err != nil || cfg.CommandEnv == nil || len(cfg.CommandEnv) != 0 {
+		t.Errorf("an empty env: %+v %v, want an empty list", cfg, err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"[commands]\nenv = [\"*\"]\n",
+			`config /c.toml:2: commands.env entry "*" would pass every variable, credentials included; name each variable (GOPATH) or a prefix (NODE_*)`},
+		{"[commands]\nenv = [\"GOPATH\", \"A=B\"]\n",
+			`config /c.toml:2: commands.env entry "A=B" is not a variable name (GOPATH) or a name prefix with one trailing * (NODE_*)`},
+		{"[commands]\nenv = [\"*_KEY\"]\n",
+			`config /c.toml:2: commands.env entry "*_KEY" is not a variable name (GOPATH) or a name prefix with one trailing * (NODE_*)`},
+		{"[commands]\nenv = [\"GOPATH\", 3]\n", `config /c.toml:2: commands.env entry 2 is an integer; every entry must be a string`},
+		{"[commands]\nenv = \"GOPATH\"\n",
+			`config /c.toml:2: commands.env is a string; write it as an array of variable names, such as ["GOPATH", "NODE_*"]`},
+		{"[commands]\nenvs = []\n", `config /c.toml:2: unknown key commands.envs; [commands] has env`},
+		{"commands = 1\n", `config /c.toml:1: commands is an integer; write it as a table: [commands]`},
 	} {
 		_, err := Parse("/c.toml", []byte(tc.file), nil)
 		if err == nil || err.Error() != tc.want {

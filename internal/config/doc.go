@@ -19,6 +19,9 @@
 //	[ui]
 //	scrollback = 10000         # lines a terminal pane keeps; 0 keeps none
 //
+//	[commands]
+//	env = ["GOPATH", "GOFLAGS", "NODE_*"]  # more variables for the agent's commands
+//
 //	[profiles.codex]           # a ready-made name: overrides its settings
 //	model = "gpt-5-codex"
 //	approval = "allow-writes"
@@ -44,6 +47,19 @@
 // MaxScrollback (100,000); without it the UI keeps 10,000. Each attached
 // pane holds its lines in memory, as text. Each UI reads [ui] when it
 // opens.
+//
+// [commands] env names the variables the built-in agent's commands get
+// on top of the defaults: PATH, HOME, USER, LOGNAME, SHELL, LANG,
+// LANGUAGE, LC_*, TZ, TMPDIR, XDG_CONFIG_HOME, XDG_CACHE_HOME,
+// XDG_DATA_HOME, XDG_STATE_HOME, XDG_RUNTIME_DIR, SSL_CERT_FILE and
+// SSL_CERT_DIR (TERM is dumb, PWD the command's directory). Nothing else
+// of the host's environment reaches a command (workers/doc.go,
+// "Environment"). An entry is a variable name (GOPATH) or a prefix with
+// one trailing * (NODE_*), which never passes a name that looks like a
+// credential (NODE_AUTH_TOKEN); a name listed exactly always passes, so
+// list a token only when commands must have it. A bare "*" is refused.
+// External agents (profiles) run their own commands with their own
+// environment; this key is not for them.
 //
 // approval is a new thread's policy: allow-writes lets it write files,
 // allow-commands run commands, allow-all both, without asking; ask (the

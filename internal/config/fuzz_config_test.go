@@ -45,6 +45,11 @@ func FuzzConfig(f *testing.F) {
 		if n := cfg.UIScrollback; n != nil && (*n < 0 || *n > MaxScrollback) {
 			t.Fatalf("ui.scrollback %d", *n)
 		}
+		for _, e := range cfg.CommandEnv {
+			if e == "*" || !envEntryRE.MatchString(e) {
+				t.Fatalf("commands.env entry %q", e)
+			}
+		}
 		for _, p := range cfg.Profiles {
 			if !nameRE.MatchString(p.Name) || !slices.Contains(Kinds, p.Kind) {
 				t.Fatalf("profile %q kind %q", p.Name, p.Kind)

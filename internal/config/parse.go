@@ -68,6 +68,10 @@ func Parse(path string, data []byte, readyMade map[string]string) (*Config, erro
 			if err := p.ui(v, cfg); err != nil {
 				return nil, err
 			}
+		case "commands":
+			if err := p.commands(v, cfg); err != nil {
+				return nil, err
+			}
 		case "profiles":
 			tbl, ok := v.(map[string]any)
 			if !ok {
@@ -81,7 +85,7 @@ func Parse(path string, data []byte, readyMade map[string]string) (*Config, erro
 				cfg.Profiles = append(cfg.Profiles, prof)
 			}
 		default:
-			return nil, p.errf([]string{k}, "unknown key %s; the file has theme = \"...\", [host] and [ui] tables and [profiles.NAME] tables", keyString([]string{k}))
+			return nil, p.errf([]string{k}, "unknown key %s; the file has theme = \"...\", [host], [ui] and [commands] tables and [profiles.NAME] tables", keyString([]string{k}))
 		}
 	}
 	sort.Slice(cfg.Profiles, func(i, j int) bool { return cfg.Profiles[i].Name < cfg.Profiles[j].Name })

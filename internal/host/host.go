@@ -62,7 +62,7 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 		return nil, fmt.Errorf("the checkpoints dir %s is a symlink; nexus keeps checkpoints only in the state dir itself: remove the link",
 			filepath.Join(dir, "checkpoints"))
 	}
-	pool, err := workers.NewPool(workers.PoolConfig{Deny: []string{dir}})
+	pool, err := workers.NewPool(poolConfig(dir, cfg))
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -108,6 +108,17 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 	}
 	go func() { h.srvErr <- h.srv.Serve(hctx, ln) }()
 	return h, nil
+}
+
+// poolConfig is the worker pool of a host on dir: no step may touch the
+// state dir, and commands get the variables [commands] env names on top
+// of the defaults.
+func poolConfig(dir string, cfg *config.Config) workers.PoolConfig {
+	pc := workers.PoolConfig{Deny: []string{dir}}
+	if cfg != nil {
+		pc.CommandEnv = cfg.CommandEnv
+	}
+	return pc
 }
 
 // Close stops the host in the order that keeps the journal honest: the

@@ -86,7 +86,10 @@ func anMessages(in []Message) []anMessage {
 }
 
 // Complete implements Client.
-func (c *Anthropic) Complete(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
+func (c *Anthropic) Complete(ctx context.Context, req Request, onDelta func(string)) (_ Response, err error) {
+	hdr := http.Header{"X-Api-Key": {c.Key}, "Anthropic-Version": {"2023-06-01"}}
+	// A server may quote the key in a stream error too.
+	defer func() { err = redactorOf(hdr).err(err) }()
 	var tools []map[string]any
 	for _, t := range req.Tools {
 		tools = append(tools, map[string]any{"name": t.Name, "description": t.Description, "input_schema": schema(t)})
@@ -98,7 +101,6 @@ func (c *Anthropic) Complete(ctx context.Context, req Request, onDelta func(stri
 	if len(tools) > 0 {
 		body["tools"] = tools
 	}
-	hdr := http.Header{"X-Api-Key": {c.Key}, "Anthropic-Version": {"2023-06-01"}}
 	rc, err := post(ctx, c.HTTP, "anthropic", c.BaseURL+"/v1/messages", hdr, body, c.Retry)
 	if err != nil {
 		return Response{}, err

@@ -34,9 +34,13 @@ func (r Retry) withDefaults() Retry {
 	return r
 }
 
+// maxErrorBody is how much of an error answer's body an error quotes.
+const maxErrorBody = 512
+
 // httpError is a non-2xx answer. Its message carries the status and the
-// start of the body, never the request (which holds no key anyway: keys
-// travel in headers).
+// start of the body with the request's credentials redacted (a proxy may
+// echo them), never the request (which holds no key anyway: keys travel
+// in headers).
 type httpError struct {
 	provider string
 	status   int
@@ -52,7 +56,9 @@ func retryable(status int) bool { return status == 429 || status >= 500 }
 
 // post sends a JSON request and returns the streaming body, retrying 429
 // and 5xx answers (and connection failures) with backoff, up to the bound.
+// Its errors never hold the credentials of hdr.
 func post(ctx context.Context, c *http.Client, provider, url string, hdr http.Header, body any, rt Retry) (io.ReadCloser, error) {
+	red := redactorOf(hdr)
 	payload, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
@@ -85,15 +91,15 @@ func post(ctx context.Context, c *http.Client, provider, url string, hdr http.He
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			last = fmt.Errorf("%s: %w", provider, scrubURL(err))
+			last = red.err(fmt.Errorf("%s: %w", provider, scrubURL(err)))
 			continue
 		}
 		if resp.StatusCode/100 == 2 {
 			return resp.Body, nil
 		}
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, int64(maxErrorBody+red.longest())))
 		resp.Body.Close()
-		he := &httpError{provider: provider, status: resp.StatusCode, body: strings.TrimSpace(string(b))}
+		he := &httpError{provider: provider, status: resp.StatusCode, body: strings.TrimSpace(red.prefix(string(b), maxErrorBody))}
 		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
 			he.after = time.Duration(s) * time.Second
 		}

@@ -58,7 +58,10 @@ type oaToolCall struct {
 }
 
 // Complete implements Client.
-func (c *OpenAI) Complete(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
+func (c *OpenAI) Complete(ctx context.Context, req Request, onDelta func(string)) (_ Response, err error) {
+	hdr := http.Header{"Authorization": {"Bearer " + c.Key}}
+	// A server may quote the key in a stream error too.
+	defer func() { err = redactorOf(hdr).err(err) }()
 	var msgs []oaMessage
 	if req.System != "" {
 		s := req.System
@@ -85,7 +88,6 @@ func (c *OpenAI) Complete(ctx context.Context, req Request, onDelta func(string)
 	if len(tools) > 0 {
 		body["tools"] = tools
 	}
-	hdr := http.Header{"Authorization": {"Bearer " + c.Key}}
 	rc, err := post(ctx, c.HTTP, "openai", c.BaseURL+"/chat/completions", hdr, body, c.Retry)
 	if err != nil {
 		return Response{}, err
