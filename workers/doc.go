@@ -159,7 +159,7 @@
 // gets only PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TZ,
 // TMPDIR, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME,
 // XDG_STATE_HOME, XDG_RUNTIME_DIR, SSL_CERT_FILE and SSL_CERT_DIR from
-// the host, plus TERM=dumb and PWD set to its directory, plus what the
+// the host, plus TERM=dumb, PAGER=cat, GIT_PAGER=cat and PWD set to its directory, plus what the
 // user's [commands] env names (PoolConfig.CommandEnv, passed to workers
 // as --env). An entry is a name (GOPATH) or a prefix with one trailing
 // "*" (NODE_*); a bare "*" is refused. A name listed exactly always

@@ -93,13 +93,19 @@ func commandAllow(extra []string) envAllow {
 }
 
 // commandEnv is the environment of a command run in dir: the allowed
-// variables of env, TERM=dumb (so output carries few escape sequences)
-// and PWD=dir (what a shell would set; exec.Cmd sets it only when it
-// builds the environment itself).
+// variables of env, TERM=dumb (so output carries few escape sequences),
+// PAGER and GIT_PAGER cat (a `git log` in a step must not start an
+// interactive pager nobody can quit) and PWD=dir (what a shell would
+// set; exec.Cmd sets it only when it builds the environment itself).
 func commandEnv(env []string, allow envAllow, dir string) []string {
 	out := allow.filter(env)
 	out = slices.DeleteFunc(out, func(kv string) bool {
-		return strings.HasPrefix(kv, "TERM=") || strings.HasPrefix(kv, "PWD=")
+		for _, k := range []string{"TERM=", "PWD=", "PAGER=", "GIT_PAGER="} {
+			if strings.HasPrefix(kv, k) {
+				return true
+			}
+		}
+		return false
 	})
-	return append(out, "TERM=dumb", "PWD="+dir)
+	return append(out, "TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "PWD="+dir)
 }

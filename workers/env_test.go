@@ -40,7 +40,7 @@ func TestRunCommandEnvironmentIsAllowListed(t *testing.T) {
 		}
 	}
 	for k, want := range map[string]string{
-		"PATH": "", "HOME": "/home/nexus-test", "TERM": "dumb", "PWD": ws,
+		"PATH": "", "HOME": "/home/nexus-test", "TERM": "dumb", "PWD": ws, "PAGER": "cat", "GIT_PAGER": "cat",
 		"NEXUSTEST_EXTRA": "extra-visible", "NEXUSTEST_NODE_OPTIONS": "prefix-visible",
 		"NEXUSTEST_DEPLOY_TOKEN": "named-visible",
 	} {
