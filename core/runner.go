@@ -40,7 +40,13 @@ type RunnerConfig struct {
 	SnapshotEvery uint64
 	// Now is the edge clock (default time.Now).
 	Now func() time.Time
+	// RetryEvery is how soon observations a failed append lost are
+	// decided and appended again (default DefaultRetryEvery).
+	RetryEvery time.Duration
 }
+
+// DefaultRetryEvery is RunnerConfig.RetryEvery's default.
+const DefaultRetryEvery = time.Second
 
 // Runner is the goroutine that owns the Kernel: it feeds inputs through
 // Decide, appends each batch's events to the journal (one fsync for the
@@ -59,6 +65,14 @@ type Runner struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex // guards timers
 	exited  bool
+	// Observations nobody waits on (an effect's outcome, streamed text)
+	// that the pending batch decided: if its append fails they are held,
+	// and decided again, in order, once the journal takes appends again
+	// (a full disk with room made). While some are held, new ones queue
+	// behind them.
+	unsaved  []Input
+	held     []Input
+	retrying bool
 }
 
 type call struct {
@@ -67,6 +81,7 @@ type call struct {
 	sub   *sub // Subscribe
 	from  uint64
 	flush string // text buffer key to flush
+	retry bool   // decide the held observations again
 	reply chan result
 	// pending is the result sent once the batch is durable.
 	pending result
@@ -200,13 +215,28 @@ func (r *Runner) step(c *call) bool {
 	case c.flush != "":
 		r.flushText(c.flush)
 		return false
+	case c.retry:
+		held := r.held
+		r.held, r.retrying = nil, false
+		for i := range held {
+			r.stepUnsaved(held[i])
+		}
+		return false
 	}
 	in := c.in
+	if in.Obs != nil && c.reply == nil && len(r.held) > 0 {
+		r.held = append(r.held, *in) // behind the ones a failed append lost
+		return false
+	}
 	if in.Obs != nil && in.Obs.Kind == ObsText && c.reply == nil && r.bufferText(in.Obs) {
 		return false
 	}
 	if th := inputThread(in); th != "" {
 		r.flushThread(th)
+	}
+	if in.Obs != nil && c.reply == nil {
+		r.stepUnsaved(*in)
+		return false
 	}
 	before := len(r.k.Ready().Events)
 	rec, err := r.k.Step(*in)
@@ -220,6 +250,42 @@ func (r *Runner) step(c *call) bool {
 }
 
 func (c *call) rec(rec *Receipt, err error) { c.pending = result{receipt: rec, err: err} }
+
+// stepUnsaved decides an observation nobody waits on, and remembers it
+// until its batch is durable.
+func (r *Runner) stepUnsaved(in Input) {
+	_, _ = r.k.Step(in)
+	r.unsaved = append(r.unsaved, in)
+}
+
+// holdUnsaved keeps the observations of a batch whose append failed, to
+// decide them again, and schedules that.
+func (r *Runner) holdUnsaved(err error) {
+	r.held = append(r.unsaved, r.held...)
+	r.unsaved = nil
+	if len(r.held) == 0 || r.retrying {
+		return
+	}
+	r.retrying = true
+	r.publish(Event{Type: EvJournalStalled, At: r.now(), Payload: Payload{Text: err.Error()}})
+	every := r.cfg.RetryEvery
+	if every <= 0 {
+		every = DefaultRetryEvery
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.exited {
+		return
+	}
+	var tm *time.Timer
+	tm = time.AfterFunc(every, func() {
+		r.mu.Lock()
+		delete(r.timers, tm)
+		r.mu.Unlock()
+		_ = r.post(contextBackground, &call{retry: true})
+	})
+	r.timers[tm] = struct{}{}
+}
 
 func inputThread(in *Input) string {
 	switch {
@@ -254,12 +320,14 @@ func (r *Runner) commit(answered []*call) error {
 				return fmt.Errorf("core: journal append failed (%v) and reload failed: %w", err, lerr)
 			}
 			r.k = NewKernel(st)
+			r.holdUnsaved(err)
 			return nil
 		}
 		for _, ev := range rd.Events {
 			r.publish(ev)
 		}
 	}
+	r.unsaved = nil
 	for _, e := range rd.Effects {
 		if e.Kind == EffTimer {
 			r.schedule(e)

@@ -17,6 +17,12 @@ const (
 // text, coalesced.
 const EvNodeDelta = "node.delta"
 
+// EvJournalStalled is a live, unjournaled notice (Seq 0, Payload.Text:
+// the error): the journal refused an append (a full disk), so what
+// effects report is held and decided again once it takes appends. A
+// client waiting on a run says so and stops waiting.
+const EvJournalStalled = "journal.stalled"
+
 // sub is one subscriber. The Runner appends to its queue without blocking;
 // a pump goroutine owned by the subscriber's context moves events to out.
 type sub struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -375,5 +376,99 @@ func TestRunnerSnapshotsALongInheritedTail(t *testing.T) {
 			t.Fatalf("no snapshot at or past seq %d from a host that inherited %d events over SnapshotEvery 20", tail, tail)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// fullJournal refuses appends while full, as a full disk does.
+type fullJournal struct {
+	*MemJournal
+	mu      sync.Mutex
+	full    bool
+	refused int
+}
+
+func (j *fullJournal) setFull(v bool) { j.mu.Lock(); j.full = v; j.mu.Unlock() }
+
+func (j *fullJournal) Append(ctx context.Context, cs []Commit) error {
+	j.mu.Lock()
+	if j.full {
+		j.refused++
+		j.mu.Unlock()
+		return errors.New("write journal: no space left on device")
+	}
+	j.mu.Unlock()
+	return j.MemJournal.Append(ctx, cs)
+}
+
+// A turn that ends while the journal refuses appends (a full disk) is
+// not lost: its outcome is held, subscribers are told the journal is
+// stalled, and once appends work again the run completes; meanwhile an
+// interrupt is refused with the error and works afterwards.
+func TestRunnerHoldsObservationsAcrossAFullDisk(t *testing.T) {
+	j := &fullJournal{MemJournal: &MemJournal{}}
+	r, err := NewRunner(RunnerConfig{Journal: j, Exec: func(Effect) {}, RetryEvery: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runner: %v", err)
+		}
+	}()
+	newThread(t, r, "t1")
+	rec, err := r.Submit(ctx, Command{ID: "c-send", Kind: CmdMessageSend, Thread: "t1", Text: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := r.Subscribe(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := sub.State.Runs[rec.Run]
+	a := sub.State.CurrentAttempt(run)
+	j.setFull(true)
+	if err := r.Observe(ctx, Observation{Kind: ObsTurnEnded, Thread: "t1", Run: run.ID, Attempt: a.ID, TurnStatus: AttemptCompleted}); err != nil {
+		t.Fatal(err)
+	}
+	ev := awaitEvent(t, sub, "the stalled notice", func(ev Event) bool { return ev.Type == EvJournalStalled })
+	if !strings.Contains(ev.Payload.Text, "no space left") {
+		t.Fatalf("stalled notice %q", ev.Payload.Text)
+	}
+	if _, err := r.Submit(ctx, Command{ID: "c-int", Kind: CmdRunInterrupt, Thread: "t1"}); err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("interrupt on a full disk: %v; want the journal's error", err)
+	}
+	j.setFull(false)
+	awaitEvent(t, sub, "the run to complete", func(ev Event) bool {
+		return ev.Type == EvRunUpdated && ev.Payload.Run.ID == run.ID && ev.Payload.Run.Status == RunCompleted
+	})
+	if _, err := r.Submit(ctx, Command{ID: "c-int2", Kind: CmdRunInterrupt, Thread: "t1"}); err != nil && !strings.Contains(err.Error(), "no active run") {
+		t.Fatalf("interrupt after room was made: %v", err)
+	}
+	if j.refused == 0 {
+		t.Fatal("the journal never refused an append: the test proves nothing")
+	}
+}
+
+// awaitEvent reads a subscription until an event matches. The deadline
+// only keeps a broken runner from hanging the suite; nothing is timed.
+func awaitEvent(t *testing.T, sub *Subscription, what string, match func(Event) bool) Event {
+	t.Helper()
+	failsafe := time.After(time.Minute)
+	for {
+		select {
+		case ev, ok := <-sub.Events:
+			if !ok {
+				t.Fatalf("the subscription ended before %s", what)
+			}
+			if match(ev) {
+				return ev
+			}
+		case <-failsafe:
+			t.Fatalf("no %s", what)
+		}
 	}
 }

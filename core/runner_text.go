@@ -73,7 +73,7 @@ func (r *Runner) flushText(key string) {
 	}
 	b.timer.Stop()
 	b.obs.Text = b.text.String()
-	_, _ = r.k.Step(Input{Obs: &b.obs})
+	r.stepUnsaved(Input{Obs: &b.obs})
 }
 
 // flushThread flushes every buffer of a thread, oldest first.

@@ -219,6 +219,10 @@ func (a *app) waitRuns(ctx context.Context, s *session, runs []string, asJSON bo
 			return ctx.Err()
 		}
 		if ev.Seq == 0 {
+			if ev.Type == core.EvJournalStalled {
+				return failErr("the host cannot write its journal (%s); what the agents report is held and recorded once it can: make room, then see `nexus thread show`",
+					ev.Payload.Text)
+			}
 			continue
 		}
 		if err := st.Apply(&ev); err != nil {
