@@ -185,10 +185,17 @@ func (m *Model) submitted(r submitResultMsg) tea.Cmd {
 			}
 		}
 		m.setFocus(focusComposer)
-		if r.cmd.Kind == core.CmdThreadFork && r.rec != nil {
-			return m.setFlash(fmt.Sprintf("forked at run %d", r.rec.Ordinal), false)
+		where := ""
+		if r.cmd.Worktree != "" {
+			where = " in its own worktree " + r.cmd.Worktree
+			if r.cmd.Branch != "" {
+				where += " on " + r.cmd.Branch
+			}
 		}
-		return m.setFlash("thread created", false)
+		if r.cmd.Kind == core.CmdThreadFork && r.rec != nil {
+			return m.setFlash(fmt.Sprintf("forked at run %d%s", r.rec.Ordinal, where), false)
+		}
+		return m.setFlash("thread created"+where, false)
 	case core.CmdProviderSwitch:
 		return m.setFlash("provider switched to "+r.cmd.Provider, false)
 	case core.CmdRollbackToRun, core.CmdRollbackNode:
@@ -235,6 +242,8 @@ func describe(c core.Command) string {
 		return "rolling back"
 	case core.CmdCheckpoint:
 		return "marking the workspace"
+	case core.CmdThreadArchive:
+		return "archiving"
 	}
 	return string(c.Kind)
 }
