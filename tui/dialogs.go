@@ -102,10 +102,6 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 	case actMark:
 		return tea.Batch(cmd, m.submit(core.Command{Kind: core.CmdCheckpoint, Thread: a.thread}, ""),
 			m.setFlash("marking the workspace…", false))
-	default:
-		if c, ok := m.worktreeAction(act); ok {
-			return tea.Batch(cmd, c)
-		}
 	case actQuit:
 		m.popDialog()
 		if a.stopHost && m.opts.StopHost != nil {
@@ -117,6 +113,10 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 			}, tea.Quit)
 		}
 		return tea.Quit
+	default:
+		if c, ok := m.worktreeAction(act); ok {
+			return tea.Batch(cmd, c)
+		}
 	}
 	return cmd
 }

@@ -222,19 +222,21 @@ func (m *Model) threadLines(r threadRow, w int, selected bool) []string {
 }
 
 // rowPlace says where a thread works when it matters, right after its
-// badge (so it is cut last): the branch of its own worktree ("worktree"
-// when detached), or that its directory is shared with another live
-// thread, whose agent writes in the same files.
+// badge (so it is cut last): that its directory is shared with another
+// live thread, whose agent writes in the same files, and the branch of
+// its own worktree ("worktree" when detached).
 func (m *Model) rowPlace(r threadRow) (string, lipgloss.Style) {
+	place, st := "", m.st.Muted
+	if r.shared {
+		place, st = " · ⇄ shared dir", m.st.BadgeWaiting
+	}
 	switch {
 	case r.th.Worktree != "" && r.th.Branch != "":
-		return " · ⎇ " + oneLine(r.th.Branch), m.st.Muted
+		place += " · ⎇ " + oneLine(r.th.Branch)
 	case r.th.Worktree != "":
-		return " · ⎇ worktree", m.st.Muted
-	case r.shared:
-		return " · ⇄ shared dir", m.st.BadgeWaiting
+		place += " · ⎇ worktree"
 	}
-	return "", m.st.Muted
+	return place, st
 }
 
 // rowMeta is what follows a thread's badge: queued runs, run count and

@@ -308,12 +308,13 @@ func TestSharedDirMarks(t *testing.T) {
 	j.putThread(core.Thread{ID: "d", Title: "delta", Workspace: "/wt/d", Worktree: "/wt/d", Repo: "/r", Branch: "nexus/delta"})
 	j.putThread(core.Thread{ID: "e", Title: "eps", Workspace: "/wt/e", Worktree: "/wt/e", Repo: "/r"})
 	j.putThread(core.Thread{ID: "f", Title: "old", Workspace: "/other", Archived: true, Status: core.ThreadArchived})
+	j.putThread(core.Thread{ID: "g", Title: "fork of eps", Workspace: "/wt/e"}) // a fork made without a worktree
 	hs := newHarness(t, j.st, 160, 40)
 	got := map[string]bool{}
 	for _, r := range hs.m.rows {
 		got[r.th.ID] = r.shared
 	}
-	want := map[string]bool{"a": true, "b": true, "c": false, "d": false, "e": false}
+	want := map[string]bool{"a": true, "b": true, "c": false, "d": false, "e": true, "g": true}
 	for id, w := range want {
 		if got[id] != w {
 			t.Errorf("thread %s shared=%v, want %v", id, got[id], w)
@@ -332,8 +333,8 @@ func TestSharedDirMarks(t *testing.T) {
 				t.Errorf("d: %q lacks its branch", line)
 			}
 		case "e":
-			if !strings.Contains(line, "⎇ worktree") {
-				t.Errorf("e: %q lacks the worktree mark", line)
+			if !strings.Contains(line, "⇄ shared dir · ⎇ worktree") {
+				t.Errorf("e: %q lacks the shared and worktree marks", line)
 			}
 		case "c":
 			if strings.Contains(line, "⇄") || strings.Contains(line, "⎇") {
