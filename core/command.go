@@ -95,6 +95,9 @@ type Command struct {
 	// made at the edge before the command is submitted.
 	Worktree string `json:"worktree,omitempty"`
 	Repo     string `json:"repo,omitempty"`
+	// Branch is the branch made for that worktree ("" when its HEAD is
+	// detached), recorded so the thread list can name it.
+	Branch string `json:"branch,omitempty"`
 	// MergeBack names a fork whose conclusions come with this message.
 	MergeBack string `json:"mergeBack,omitempty"`
 	// Node is the subagent node whose checkpoint rollback.node restores.
@@ -130,7 +133,7 @@ func (c *Command) Validate() error {
 	if !utf8.ValidString(c.Title) || len(c.Title) > MaxTitleBytes {
 		return refuse("title must be valid UTF-8 of at most %d bytes", MaxTitleBytes)
 	}
-	for _, f := range []struct{ name, v string }{{"message", c.Text}, {"answer", c.Answer}, {"workspace", c.Workspace}} {
+	for _, f := range []struct{ name, v string }{{"message", c.Text}, {"answer", c.Answer}, {"workspace", c.Workspace}, {"branch", c.Branch}} {
 		if !utf8.ValidString(f.v) {
 			return refuse("%s is not valid UTF-8", f.name)
 		}

@@ -13,6 +13,9 @@ func (t *tx) createThread(c *Command) *Rejection {
 	th := Thread{ID: c.NewThread, Title: title, Provider: c.Provider, Caps: c.Caps, Workspace: c.Workspace,
 		Status: ThreadIdle, BudgetUSD: c.BudgetUSD, MaxTokens: c.MaxTokens, Allow: c.Allow, CreatedAt: c.At,
 		Worktree: c.Worktree, Repo: c.Repo}
+	if c.Worktree != "" {
+		th.Branch = c.Branch
+	}
 	t.putThread(th)
 	t.receipt.Thread = th.ID
 	return nil
@@ -72,7 +75,7 @@ func (t *tx) fork(c *Command) *Rejection {
 		Status: ThreadIdle, ForkedFrom: src.ID, ForkRun: point, BudgetUSD: src.BudgetUSD, MaxTokens: src.MaxTokens,
 		Allow: src.Allow, CreatedAt: c.At}
 	if c.Worktree != "" {
-		th.Workspace, th.Worktree, th.Repo = c.Worktree, c.Worktree, c.Repo
+		th.Workspace, th.Worktree, th.Repo, th.Branch = c.Worktree, c.Worktree, c.Repo, c.Branch
 	}
 	t.putThread(th)
 	t.forkNative(src, &th, point)

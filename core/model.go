@@ -175,6 +175,9 @@ type Thread struct {
 	// Repo; removed when the thread is archived.
 	Worktree string `json:"worktree,omitempty" msgpack:"wt,omitempty"`
 	Repo     string `json:"repo,omitempty" msgpack:"rp,omitempty"`
+	// Branch is the branch the worktree was made on ("" for a detached
+	// HEAD, or no worktree), as it was when the thread was created.
+	Branch string `json:"branch,omitempty" msgpack:"br,omitempty"`
 	// Handoff is a provider-switch handoff the next run carries to the new
 	// provider (cleared when a run takes it).
 	Handoff string `json:"handoff,omitempty" msgpack:"hf,omitempty"`

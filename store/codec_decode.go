@@ -80,6 +80,8 @@ func decThread(r *reader) *core.Thread {
 			v.Worktree = r.str()
 		case "rp":
 			v.Repo = r.str()
+		case "br":
+			v.Branch = r.str()
 		case "hf":
 			v.Handoff = r.str()
 		case "mt":

@@ -46,6 +46,7 @@ func encThread(e *enc, t *core.Thread) {
 	o.strsOmit("al", t.Allow)
 	o.strOmit("wt", t.Worktree)
 	o.strOmit("rp", t.Repo)
+	o.strOmit("br", t.Branch)
 	o.strOmit("hf", t.Handoff)
 	o.intOmit("mt", int64(t.MaxTokens))
 	o.intOmit("tin", int64(t.TokensIn))

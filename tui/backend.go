@@ -68,6 +68,10 @@ type Options struct {
 	// that ends when the view closes; an error is shown as one line.
 	// nil: the UI says diffs are not available.
 	Diff func(ctx context.Context, thread string, run int) (string, error)
+	// Worktrees are the git worktree operations of threads (the new
+	// thread and fork dialogs' "own worktree", the worktree dialog).
+	// nil: the UI offers no worktrees.
+	Worktrees *Worktrees
 	// Scrollback is how many lines each terminal pane keeps above its
 	// screen, to scroll back to: 0 is DefaultScrollback, less than 0
 	// none. Each attached pane holds them in memory, as text.
@@ -85,4 +89,61 @@ type IO struct {
 	Env []string
 	// Width and Height fix the initial window size (tests without a tty).
 	Width, Height int
+}
+
+// Worktrees are the git worktree operations the UI offers on threads.
+// internal/cli implements them over store/checkpoint, which tui may not
+// import. Every one blocks on git: the UI calls them only from tea.Cmds,
+// never on its event loop, with a context that ends with the UI. Errors
+// are shown as one line.
+type Worktrees struct {
+	// Repo returns the root of the git work tree holding dir, or "" when
+	// dir is in no repository (or its checkpoints live in a shadow
+	// repository, so it cannot have worktrees). It makes nothing.
+	Repo func(ctx context.Context, dir string) (string, error)
+	// Add makes the worktree of a new thread or fork before the UI
+	// submits thread.create or thread.fork with it.
+	Add func(ctx context.Context, spec WorktreeSpec) (WorktreeMade, error)
+	// Diff is the diff view's text for a worktree thread: a line naming
+	// the thread's branch and the branch it came from, then what `nexus
+	// diff` prints (Options.Diff) for the worktree's files now, committed
+	// or not, against the two branches' merge base.
+	Diff func(ctx context.Context, thread string) (string, error)
+	// Commit commits everything in the thread's worktree with message and
+	// says what it made, in one line.
+	Commit func(ctx context.Context, thread, message string) (string, error)
+	// Merge merges the thread's branch into the branch checked out where
+	// its worktree came from and says what it did, in one line.
+	Merge func(ctx context.Context, thread string) (string, error)
+	// Dirty reports whether the thread's worktree holds work that
+	// removing it would lose.
+	Dirty func(ctx context.Context, thread string) (bool, error)
+	// Remove removes an archived thread's worktree; force removes it
+	// with uncommitted work too. Branches stay.
+	Remove func(ctx context.Context, thread string, force bool) error
+}
+
+// WorktreeSpec says which worktree Worktrees.Add makes.
+type WorktreeSpec struct {
+	// Thread is the new thread's id; its worktree is named after it.
+	Thread string
+	// Dir is a new thread's workspace: the worktree checks out the HEAD
+	// of the repository holding it.
+	Dir string
+	// From and Run make a fork's worktree instead: from the checkpoint of
+	// From's run Run (its latest ready one at or before it).
+	From string
+	Run  int
+	// Branch is the branch to make for it ("" leaves HEAD detached).
+	// AutoBranch says it is the UI's suggestion, not the person's: when
+	// a branch of that name exists, a free variant of it is used.
+	Branch     string
+	AutoBranch bool
+}
+
+// WorktreeMade is a worktree Worktrees.Add made.
+type WorktreeMade struct {
+	Path   string // the worktree: the new thread's workspace
+	Repo   string // the workspace it was made from
+	Branch string // the branch made, "" when detached
 }

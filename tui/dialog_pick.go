@@ -1,9 +1,6 @@
 package tui
 
 import (
-	"fmt"
-	"time"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/nexus-tui/nexus/core"
@@ -11,10 +8,13 @@ import (
 )
 
 type (
-	// actFork: fork a thread at a run, then close.
+	// actFork: fork a thread at a run (into new thread id, in a worktree
+	// of its own when worktree is set), then close.
 	actFork struct {
-		thread string
-		run    int
+		thread   string
+		run      int
+		id       string
+		worktree *wtChoice
 	}
 	// actSwitch: move a thread to another provider profile, then close.
 	actSwitch struct {
@@ -114,28 +114,6 @@ func (d *pickDialog) listLines(st *themes.Styles, inner, room int) []string {
 	return body
 }
 
-// newForkDialog lists the completed runs of a thread, newest first, to
-// fork it at one of them.
-func newForkDialog(st *core.State, th *core.Thread) *pickDialog {
-	d := &pickDialog{title: "Fork " + threadTitle(th), hints: "enter fork here · up/down pick a run · esc cancel",
-		intro: "A fork is a new thread whose context is this one's runs up to the run you pick. Only completed runs are stable points."}
-	var runs []int
-	for _, r := range st.RunsOf(th.ID) {
-		if r.Status != core.RunCompleted {
-			continue
-		}
-		note := ""
-		if r.EndedAt > r.StartedAt && r.StartedAt > 0 {
-			note = duration(time.Duration(r.EndedAt - r.StartedAt))
-		}
-		d.items = append([]pickItem{{label: fmt.Sprintf("run %d: %s", r.Ordinal, oneLine(r.Text)), note: note}}, d.items...)
-		runs = append([]int{r.Ordinal}, runs...)
-	}
-	id := th.ID
-	d.pick = func(i int) action { return actFork{thread: id, run: runs[i]} }
-	return d
-}
-
 // newSwitchDialog lists the provider profiles to move a thread to; the
 // current one is preselected.
 func newSwitchDialog(th *core.Thread, profiles []Profile) *pickDialog {
@@ -153,20 +131,6 @@ func newSwitchDialog(th *core.Thread, profiles []Profile) *pickDialog {
 	id := th.ID
 	d.pick = func(i int) action { return actSwitch{thread: id, profile: profiles[i]} }
 	return d
-}
-
-// openFork opens the fork dialog for the selected thread.
-func (m *Model) openFork() tea.Cmd {
-	th := m.selectedThread()
-	if th == nil {
-		return m.setFlash("no thread selected to fork", true)
-	}
-	d := newForkDialog(m.state, th)
-	if len(d.items) == 0 {
-		return m.setFlash("this thread has no completed run to fork from yet", true)
-	}
-	m.pushDialog(d)
-	return nil
 }
 
 // openSwitch opens the provider dialog for the selected thread.

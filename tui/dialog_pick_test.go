@@ -20,8 +20,8 @@ func TestForkDialogPicksACompletedRun(t *testing.T) {
 		!strings.Contains(scr, "run 1: first idea") {
 		t.Fatalf("the fork dialog does not list the completed runs:\n%s", scr)
 	}
-	if d := hs.m.dialogs[0].(*pickDialog); len(d.items) != 2 {
-		t.Errorf("the fork dialog offers %d runs, want the 2 completed ones: %+v", len(d.items), d.items)
+	if d := hs.m.dialogs[0].(*forkDialog); len(d.list.items) != 2 {
+		t.Errorf("the fork dialog offers %d runs, want the 2 completed ones: %+v", len(d.list.items), d.list.items)
 	}
 	hs.press("down", "enter") // newest first: run 3, then run 1
 	c := hs.lastCmd()

@@ -35,21 +35,28 @@ type (
 		response core.Response
 		answer   string
 	}
-	// actCreate: create a thread, then close.
+	// actCreate: create a thread (in a worktree of its own when
+	// worktree is set), then close.
 	actCreate struct {
+		id               string
 		profile          Profile
 		title, workspace string
+		worktree         *wtChoice
 	}
+	// actCheckRepo: keep the dialog open and tell it whether dir is in a
+	// git repository (repoCheckedMsg).
+	actCheckRepo struct{ dir string }
 	// actQuit: leave the program; stopHost: stop the background host
 	// first.
 	actQuit struct{ stopHost bool }
 )
 
-func (actNone) isAction()    {}
-func (actClose) isAction()   {}
-func (actRespond) isAction() {}
-func (actCreate) isAction()  {}
-func (actQuit) isAction()    {}
+func (actNone) isAction()      {}
+func (actClose) isAction()     {}
+func (actRespond) isAction()   {}
+func (actCreate) isAction()    {}
+func (actCheckRepo) isAction() {}
+func (actQuit) isAction()      {}
 
 // pushDialog opens a dialog on top of the stack.
 func (m *Model) pushDialog(d dialog) {
@@ -75,11 +82,16 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 			Response: a.response, Answer: a.answer}, ""))
 	case actCreate:
 		m.popDialog()
-		return tea.Batch(cmd, m.createThread(a.profile, a.title, a.workspace))
+		create := m.createThread(a.id, a.profile, a.title, a.workspace, a.worktree)
+		if a.worktree != nil {
+			return tea.Batch(cmd, m.setFlash("making the thread's worktree…", false), create)
+		}
+		return tea.Batch(cmd, create)
+	case actCheckRepo:
+		return tea.Batch(cmd, m.checkRepo(d, a.dir))
 	case actFork:
 		m.popDialog()
-		return tea.Batch(cmd, m.submit(core.Command{Kind: core.CmdThreadFork, Thread: a.thread,
-			NewThread: core.NewID("t"), Run: a.run, Source: "run"}, ""))
+		return tea.Batch(cmd, m.fork(a))
 	case actSwitch:
 		m.popDialog()
 		return tea.Batch(cmd, m.submit(core.Command{Kind: core.CmdProviderSwitch, Thread: a.thread,
@@ -101,6 +113,10 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 			}, tea.Quit)
 		}
 		return tea.Quit
+	default:
+		if c, ok := m.worktreeAction(act); ok {
+			return tea.Batch(cmd, c)
+		}
 	}
 	return cmd
 }

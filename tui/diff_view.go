@@ -45,7 +45,7 @@ type diffView struct {
 	open   bool
 	thread string
 	title  string // the thread's title, for the frame
-	run    int
+	what   string // what the diff is of: "run 2", "worktree"
 	// seq numbers each opening, so a diff that arrives after its view
 	// was closed (or replaced) is dropped.
 	seq    int
@@ -85,15 +85,22 @@ func (m *Model) openDiff() tea.Cmd {
 	if why != "" {
 		return m.setFlash(why, true)
 	}
+	diff, thread := m.opts.Diff, th.ID
+	return m.startDiff(th, "run "+itoa(run), func(ctx context.Context) (string, error) { return diff(ctx, thread, run) })
+}
+
+// startDiff opens the view on what fetch returns, labelled what (the
+// run, or the worktree), and fetches it in a Cmd whose context ends when
+// the view closes.
+func (m *Model) startDiff(th *core.Thread, what string, fetch func(context.Context) (string, error)) tea.Cmd {
 	m.closeDiff()
 	ctx, cancel := context.WithCancel(m.ctx)
 	seq := m.diff.seq + 1
-	m.diff = diffView{open: true, thread: th.ID, title: threadTitle(th), run: run, seq: seq, cancel: cancel,
+	m.diff = diffView{open: true, thread: th.ID, title: threadTitle(th), what: what, seq: seq, cancel: cancel,
 		loading: true}
 	m.relayout()
-	diff, thread := m.opts.Diff, th.ID
 	return func() tea.Msg {
-		text, err := diff(ctx, thread, run)
+		text, err := fetch(ctx)
 		return diffMsg{seq: seq, text: text, err: err}
 	}
 }
@@ -239,16 +246,16 @@ func (m *Model) layoutDiff() {
 func (m *Model) renderDiff(r rect) []string {
 	d := &m.diff
 	w, h := m.diffSize()
-	title := "Diff · run " + itoa(d.run) + " · " + d.title
+	title := "Diff · " + d.what + " · " + d.title
 	var body []string
 	footer := m.keys.CancelDialog.Help().Key + " close"
 	switch {
 	case d.loading:
-		body = []string{m.st.Muted.Render(trunc("loading diff of run "+itoa(d.run)+"…", w))}
+		body = []string{m.st.Muted.Render(trunc("loading diff of "+d.what+"…", w))}
 	case d.err != "":
 		body = []string{m.st.Error.Render(trunc("✗ "+d.err, w))}
 	case len(d.lines) == 0:
-		body = []string{m.st.Muted.Render(trunc("the diff of run "+itoa(d.run)+" is empty", w))}
+		body = []string{m.st.Muted.Render(trunc("the diff of "+d.what+" is empty", w))}
 	default:
 		end := min(len(d.lines), d.top+h)
 		for _, l := range d.lines[d.top:end] {

@@ -10,7 +10,8 @@
 // It never imports store, providers, workers, internal/config or the
 // host (internal/layout/deps_test.go enforces it): provider profiles for
 // the new-thread dialog come in through Options.Profiles, diffs through
-// Options.Diff. Only internal/cli wires a backend in.
+// Options.Diff, git worktree operations through Options.Worktrees. Only
+// internal/cli wires a backend in.
 //
 // # Structure
 //
@@ -54,12 +55,31 @@
 //   - diff_view.go is the diff view (ctrl+d): one run's unified diff
 //     over the whole screen but the banner and the status line, fetched
 //     through Options.Diff by a tea.Cmd.
-//   - dialog_forms.go (approval, question, new thread), dialog_pick.go
-//     (fork, switch provider) and dialog_rollback.go (roll back to a run,
+//   - dialog_forms.go (approval, question), dialog_newthread.go (new
+//     thread), dialog_fork.go (fork), dialog_pick.go (switch provider),
+//     dialog_worktree.go (a worktree thread's diff, commit, merge and
+//     archive) and dialog_rollback.go (roll back to a run,
 //     a mark or a subagent that changed files: a pick list with a preview
 //     of what changes, and a second enter; m marks the workspace now; the
 //     rollback's outcome in the status line and the transcript) are the
 //     dialogs; dialogs.go has the stack, help and quit.
+//   - worktree.go keeps threads from sharing a directory by accident.
+//     A thread is live until it is archived. The new thread and fork
+//     dialogs offer "own git worktree" with a branch (nexus/<title's
+//     words>, a free variant when taken); it is on by default when the
+//     new thread would work in a git repository where a live thread
+//     works: for a new thread, a live thread's workspace lies in the
+//     workspace's repository (its main checkout: a thread in a worktree
+//     of its own elsewhere does not count); for a fork, always in a git
+//     repository, since the fork would share the source's directory.
+//     Whether the workspace is in a repository is asked in a Cmd
+//     (Worktrees.Repo) when the dialog opens and when the workspace
+//     field changes; the person's toggle (space) wins over that answer.
+//     Creating makes the worktree (Worktrees.Add) and then submits
+//     thread.create or thread.fork in it, in one Cmd. The thread list
+//     shows a worktree thread's branch (⎇), and "⇄ shared dir" for a
+//     thread whose workspace another live thread's equals, contains or
+//     lies in (sharedDirs, after each journaled frame).
 //   - prefs.go keeps the pane proportions the person chose and each
 //     thread's draft in STATE_DIR/tui.json (read by Run before the
 //     program starts, written by a Cmd, atomically, newest wins). A
@@ -141,10 +161,21 @@
 //
 //	ctrl+c        clear the draft; on an empty one quit (asks first while
 //	              runs are active)
-//	ctrl+n        new thread dialog (provider profile, title, workspace)
+//	ctrl+n        new thread dialog (provider profile, title, workspace,
+//	              own worktree and its branch)
 //	ctrl+o        open the oldest approval or question waiting for you
 //	ctrl+y        resume the selected thread's run a host restart interrupted
-//	ctrl+t        fork the selected thread at a completed run (dialog)
+//	ctrl+t        fork the selected thread at a completed run (dialog;
+//	              tab to the worktree option)
+//	ctrl+l, alt+w the selected thread's worktree (dialog): d its diff
+//	              against the branch it came from (the diff view), c
+//	              commit its changes (the message drafted from its runs,
+//	              edited first: enter commits, alt+enter/ctrl+j new line),
+//	              m merge its branch (y/enter to confirm), a archive the
+//	              thread and remove the worktree (asks again when it
+//	              holds uncommitted work)
+//	space         new thread and fork dialogs, on the Worktree field:
+//	              own git worktree on/off
 //	ctrl+p        switch the selected thread's provider (dialog)
 //	ctrl+z        roll the selected thread's workspace back to a run, a
 //	              mark (listed above the run it follows) or a subagent

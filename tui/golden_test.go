@@ -23,44 +23,56 @@ func TestGoldenScreens(t *testing.T) {
 		name  string
 		state func(*testing.T) *core.State
 		keys  []string
+		// worktrees: the UI can make worktrees; the workspace "/" is in
+		// a repository (fakeWorktrees).
+		worktrees bool
 	}
+	wtState := func(t *testing.T) *core.State { return worktreeThread(t).st }
 	demo := demoState
 	screens := []screen{
-		{"main", demo, nil},
-		{"threads_focus", demo, []string{"esc", "down"}},
-		{"transcript_focus", demo, []string{"shift+tab", "up", "up"}},
-		{"composer_typing", demo, []string{"h", "i", "ctrl+j", "t", "w", "o"}},
-		{"approval", demo, []string{"ctrl+o"}},
-		{"question", questionState, []string{"ctrl+o", "b", "l", "u", "e"}},
-		{"newthread", demo, []string{"ctrl+n"}},
-		{"help", demo, []string{"f1"}},
-		{"quit", demo, []string{"ctrl+c"}},
-		{"fork", demo, []string{"ctrl+t"}},
-		{"switch", demo, []string{"alt+down", "ctrl+p"}},
-		{"grid", func(t *testing.T) *core.State { st, _ := fourThreads(t); return st }, []string{"ctrl+g"}},
-		{"graph", graphState, []string{"shift+tab", "up", "up", "enter"}},
-		{"files", rolledBackState, nil},
-		{"proposed", proposedState, nil},
-		{"rollback", rollbackState, []string{"ctrl+z", "down", "down", "down"}},
-		{"rollback_confirm", rollbackState, []string{"ctrl+z", "down", "down", "down", "enter"}},
-		{"empty", func(*testing.T) *core.State { return core.NewState() }, nil},
+		{"main", demo, nil, false},
+		{"threads_focus", demo, []string{"esc", "down"}, false},
+		{"transcript_focus", demo, []string{"shift+tab", "up", "up"}, false},
+		{"composer_typing", demo, []string{"h", "i", "ctrl+j", "t", "w", "o"}, false},
+		{"approval", demo, []string{"ctrl+o"}, false},
+		{"question", questionState, []string{"ctrl+o", "b", "l", "u", "e"}, false},
+		{"newthread", demo, []string{"ctrl+n"}, false},
+		{"help", demo, []string{"f1"}, false},
+		{"quit", demo, []string{"ctrl+c"}, false},
+		{"fork", demo, []string{"ctrl+t"}, false},
+		{"switch", demo, []string{"alt+down", "ctrl+p"}, false},
+		{"grid", func(t *testing.T) *core.State { st, _ := fourThreads(t); return st }, []string{"ctrl+g"}, false},
+		{"graph", graphState, []string{"shift+tab", "up", "up", "enter"}, false},
+		{"files", rolledBackState, nil, false},
+		{"proposed", proposedState, nil, false},
+		{"rollback", rollbackState, []string{"ctrl+z", "down", "down", "down"}, false},
+		{"rollback_confirm", rollbackState, []string{"ctrl+z", "down", "down", "down", "enter"}, false},
+		{"empty", func(*testing.T) *core.State { return core.NewState() }, nil, false},
+		{"newthread_worktree", demo, []string{"ctrl+n", "F", "i", "x"}, true},
+		{"worktree", wtState, []string{"alt+up", "ctrl+l"}, true},
+		{"commit", wtState, []string{"alt+up", "ctrl+l", "c"}, true},
 	}
 	type golden struct {
-		name  string
-		w, h  int
-		state func(*testing.T) *core.State
-		keys  []string
+		name      string
+		w, h      int
+		state     func(*testing.T) *core.State
+		keys      []string
+		worktrees bool
 	}
 	var cases []golden
 	for _, sc := range screens {
 		for _, sz := range [][2]int{{80, 24}, {120, 40}} {
-			cases = append(cases, golden{fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), sz[0], sz[1], sc.state, sc.keys})
+			cases = append(cases, golden{fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), sz[0], sz[1], sc.state, sc.keys, sc.worktrees})
 		}
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			hs := newHarness(t, tc.state(t), tc.w, tc.h)
 			hs.m.opts.Workspace = "/work/demo" // not the temp dir: screens must not vary
+			if tc.worktrees {
+				hs.m.opts.Workspace = "/" // a directory that exists, in the fake repository
+				hs.m.opts.Worktrees = (&fakeWorktrees{top: "/", addedDir: "/state/worktrees"}).ops()
+			}
 			hs.press(tc.keys...)
 			hs.checkScreen(tc.w, tc.h)
 			checkGolden(t, tc.name, hs.screen())

@@ -27,6 +27,7 @@ type KeyMap struct {
 	Fork         key.Binding
 	Switch       key.Binding
 	Rollback     key.Binding
+	Worktree     key.Binding
 	WiderLeft    key.Binding
 	NarrowerLeft key.Binding
 	TallerTodos  key.Binding
@@ -76,6 +77,9 @@ type KeyMap struct {
 	Confirm     key.Binding
 	NextField   key.Binding
 	PrevField   key.Binding
+	// ToggleOption switches a dialog's option: the new thread and fork
+	// dialogs' own worktree.
+	ToggleOption key.Binding
 
 	// Rollback dialog, once enter chose the run.
 	RollbackConfirm key.Binding
@@ -114,6 +118,7 @@ func DefaultKeyMap() KeyMap {
 		Fork:         bind("ctrl+t", "fork the selected thread at a completed run", "ctrl+t"),
 		Switch:       bind("ctrl+p", "switch the selected thread's provider", "ctrl+p"),
 		Rollback:     bind("ctrl+z", "roll the selected thread's workspace back to a run", "ctrl+z"),
+		Worktree:     bind("ctrl+l/alt+w", "the thread's worktree: diff, commit, merge, archive", "ctrl+l", "alt+w"),
 		WiderLeft:    bind("ctrl+right", "widen the left column (kept for next time)", "ctrl+right"),
 		NarrowerLeft: bind("ctrl+left", "narrow the left column", "ctrl+left"),
 		TallerTodos:  bind("ctrl+up", "grow the todos pane (kept for next time)", "ctrl+up"),
@@ -154,12 +159,13 @@ func DefaultKeyMap() KeyMap {
 		TermScrollTop:    bind("shift+home", "scrolled back: the oldest line kept", "shift+home"),
 		TermScrollBottom: bind("shift+end", "scrolled back: the bottom (so does typing into it)", "shift+end"),
 
-		Allow:       bind("y", "allow once", "y", "Y"),
-		AllowAlways: bind("a", "allow always", "a", "A"),
-		Deny:        bind("n", "deny", "n", "N"),
-		Confirm:     bind("enter", "confirm / submit the answer", "enter"),
-		NextField:   bind("tab", "next field", "tab", "down"),
-		PrevField:   bind("shift+tab", "previous field", "shift+tab", "up"),
+		Allow:        bind("y", "allow once", "y", "Y"),
+		AllowAlways:  bind("a", "allow always", "a", "A"),
+		Deny:         bind("n", "deny", "n", "N"),
+		Confirm:      bind("enter", "confirm / submit the answer", "enter"),
+		NextField:    bind("tab", "next field", "tab", "down"),
+		PrevField:    bind("shift+tab", "previous field", "shift+tab", "up"),
+		ToggleOption: bind("space", "on the Worktree field: own git worktree on/off", "space"),
 
 		RollbackConfirm: bind("enter/y", "choose the run; then again: roll back now", "enter", "y", "Y"),
 		RollbackBack:    bind("esc/n", "not now: back to the list; from the list: close", "esc", "n", "N"),
@@ -190,7 +196,7 @@ type keyGroup struct {
 func (k KeyMap) groups() []keyGroup {
 	return []keyGroup{
 		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.FocusNext, k.FocusPrev,
-			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Grid,
+			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Worktree, k.Grid,
 			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.ClearDraft, k.HistoryPrev, k.HistoryNext, k.Leave}},
 		{"Threads and transcript (a printable key types into the composer)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom,
@@ -202,7 +208,9 @@ func (k KeyMap) groups() []keyGroup {
 		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
 		{"Rollback dialog", []key.Binding{helpAs(k.Up, "previous run or mark"), helpAs(k.Down, "next run or mark"),
 			k.RollbackConfirm, k.RollbackBack, k.RollbackMark}},
-		{"New thread dialog", []key.Binding{k.NextField, k.PrevField, k.Confirm, k.CancelDialog}},
+		{"New thread and fork dialogs", []key.Binding{k.NextField, k.PrevField, k.ToggleOption, k.Confirm, k.CancelDialog}},
+		{"Worktree dialog", []key.Binding{helpAs(k.Confirm, "diff, commit, merge or archive (or d, c, m, a)"),
+			helpAs(k.Newline, "commit message: new line"), helpAs(k.Allow, "merge, archive: go ahead")}},
 		{"Quit dialog", []key.Binding{k.StopHost}},
 		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.ViewUp, k.ViewDown,
 			helpAs(k.PageUp, "scroll the diff up a page"), helpAs(k.PageDown, "scroll the diff down a page"),

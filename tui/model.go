@@ -96,6 +96,9 @@ type threadRow struct {
 	questions int // pending questions
 	// recoverable: a run a host restart interrupted waits for resume.
 	recoverable bool
+	// shared: another live thread works in the same directory, or in
+	// one inside or around it (sharedDirs).
+	shared bool
 }
 
 // flash is a transient message in the status line.
@@ -203,6 +206,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.termMsg(msg)
 	case diffMsg:
 		return m.diffLoaded(msg)
+	case repoCheckedMsg:
+		m.repoChecked(msg)
+	case worktreeDoneMsg:
+		return m.worktreeDone(msg)
 	}
 	return nil
 }
@@ -312,8 +319,10 @@ func (m *Model) derive() {
 		return a.ID < b.ID
 	})
 	active := 0
+	shared := sharedDirs(rows)
 	for i, r := range rows {
 		byThread[r.th.ID] = i
+		rows[i].shared = shared[r.th.ID]
 		for _, run := range m.state.RunsOf(r.th.ID) {
 			switch run.Status {
 			case core.RunQueued:

@@ -61,17 +61,34 @@ func (m *Model) submitDraft(cmd core.Command, d draft) tea.Cmd {
 }
 
 // createThread returns a Cmd that resolves the workspace (file system
-// I/O, so not in Update) and submits thread.create.
-func (m *Model) createThread(p Profile, title, workspace string) tea.Cmd {
-	cmd := core.Command{ID: newCommandID(), Kind: core.CmdThreadCreate, NewThread: core.NewID("t"),
+// I/O, so not in Update), makes the thread's worktree when wt asks for
+// one, and submits thread.create. id "" takes a new one.
+func (m *Model) createThread(id string, p Profile, title, workspace string, wt *wtChoice) tea.Cmd {
+	if id == "" {
+		id = core.NewID("t")
+	}
+	cmd := core.Command{ID: newCommandID(), Kind: core.CmdThreadCreate, NewThread: id,
 		Provider: p.Name, Caps: p.Caps, Title: title, Allow: p.Allow}
 	ctx, b := m.ctx, m.backend
+	var add func(context.Context, WorktreeSpec) (WorktreeMade, error)
+	if wt != nil && m.opts.Worktrees != nil {
+		add = m.opts.Worktrees.Add
+	}
 	return func() tea.Msg {
 		ws, err := resolveWorkspace(workspace)
 		if err != nil {
 			return submitResultMsg{cmd: cmd, err: err}
 		}
 		cmd.Workspace = ws
+		if add != nil {
+			// As `thread new --worktree` does: the worktree first, then
+			// the thread that works in it.
+			made, err := add(ctx, WorktreeSpec{Thread: id, Dir: ws, Branch: wt.branch, AutoBranch: wt.auto})
+			if err != nil {
+				return submitResultMsg{cmd: cmd, err: err}
+			}
+			cmd.Workspace, cmd.Worktree, cmd.Repo, cmd.Branch = made.Path, made.Path, made.Repo, made.Branch
+		}
 		sctx, cancel := context.WithTimeout(ctx, submitTimeout)
 		defer cancel()
 		rec, err := b.Submit(sctx, cmd)
@@ -86,7 +103,7 @@ type createdAndSentMsg struct{ create, send submitResultMsg }
 // createAndSend returns a Cmd that creates a thread and sends text to it,
 // for enter on a screen with no thread.
 func (m *Model) createAndSend(p Profile, title, workspace string, d draft, mode core.SendMode) tea.Cmd {
-	create := m.createThread(p, title, workspace)
+	create := m.createThread("", p, title, workspace, nil)
 	ctx, b := m.ctx, m.backend
 	return func() tea.Msg {
 		c, _ := create().(submitResultMsg)
@@ -168,10 +185,17 @@ func (m *Model) submitted(r submitResultMsg) tea.Cmd {
 			}
 		}
 		m.setFocus(focusComposer)
-		if r.cmd.Kind == core.CmdThreadFork && r.rec != nil {
-			return m.setFlash(fmt.Sprintf("forked at run %d", r.rec.Ordinal), false)
+		where := ""
+		if r.cmd.Worktree != "" {
+			where = " in its own worktree " + r.cmd.Worktree
+			if r.cmd.Branch != "" {
+				where += " on " + r.cmd.Branch
+			}
 		}
-		return m.setFlash("thread created", false)
+		if r.cmd.Kind == core.CmdThreadFork && r.rec != nil {
+			return m.setFlash(fmt.Sprintf("forked at run %d%s", r.rec.Ordinal, where), false)
+		}
+		return m.setFlash("thread created"+where, false)
 	case core.CmdProviderSwitch:
 		return m.setFlash("provider switched to "+r.cmd.Provider, false)
 	case core.CmdRollbackToRun, core.CmdRollbackNode:
@@ -218,6 +242,8 @@ func describe(c core.Command) string {
 		return "rolling back"
 	case core.CmdCheckpoint:
 		return "marking the workspace"
+	case core.CmdThreadArchive:
+		return "archiving"
 	}
 	return string(c.Kind)
 }

@@ -198,6 +198,7 @@ func (m *Model) threadLines(r threadRow, w int, selected bool) []string {
 		mark = "•"
 	}
 	label, bst := m.badge(r)
+	place, pst := m.rowPlace(r)
 	rest := m.rowMeta(r)
 	// The age of the last change goes to the right of the title.
 	ago := age(m.now(), r.th.UpdatedAt)
@@ -212,12 +213,30 @@ func (m *Model) threadLines(r threadRow, w int, selected bool) []string {
 			st = m.st.Selected
 		}
 		line1 := "›" + mark + " " + title + ago
-		line2 := "   " + label + rest
+		line2 := "   " + label + place + rest
 		return []string{st.Render(fit(line1, w)), st.Render(fit(line2, w))}
 	}
 	first := " " + m.st.Unread.Render(mark) + " " + m.st.Text.Render(title) + m.st.Muted.Render(ago)
-	second := "   " + bst.Render(label) + m.st.Muted.Render(rest)
+	second := "   " + bst.Render(label) + pst.Render(place) + m.st.Muted.Render(rest)
 	return []string{first, second}
+}
+
+// rowPlace says where a thread works when it matters, right after its
+// badge (so it is cut last): that its directory is shared with another
+// live thread, whose agent writes in the same files, and the branch of
+// its own worktree ("worktree" when detached).
+func (m *Model) rowPlace(r threadRow) (string, lipgloss.Style) {
+	place, st := "", m.st.Muted
+	if r.shared {
+		place, st = " · ⇄ shared dir", m.st.BadgeWaiting
+	}
+	switch {
+	case r.th.Worktree != "" && r.th.Branch != "":
+		place += " · ⎇ " + oneLine(r.th.Branch)
+	case r.th.Worktree != "":
+		place += " · ⎇ worktree"
+	}
+	return place, st
 }
 
 // rowMeta is what follows a thread's badge: queued runs, run count and

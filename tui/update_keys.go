@@ -78,7 +78,7 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		if m.state == nil {
 			return m.setFlash("not connected to the host yet", true), true
 		}
-		m.pushDialog(newNewThreadDialog(m.st, m.opts.Profiles, m.opts.Workspace))
+		return m.openNewThread(), true
 	case key.Matches(k, m.keys.Answer):
 		return m.openRequest(), true
 	case key.Matches(k, m.keys.FocusNext):
@@ -115,6 +115,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.openSwitch(), true
 	case key.Matches(k, m.keys.Rollback):
 		return m.openRollback(), true
+	case key.Matches(k, m.keys.Worktree):
+		return m.openWorktree(), true
 	case key.Matches(k, m.keys.Diff):
 		return m.openDiff(), true
 	case key.Matches(k, m.keys.TermZoom):

@@ -100,11 +100,15 @@ func (a *app) createThread(ctx context.Context, s *session, o threadOpts) (*core
 		return nil, usageErr("--branch needs --worktree")
 	}
 	if o.worktree {
-		wt, err := a.addWorktree(ctx, cmd.NewThread, abs, "HEAD", o.branch)
+		w, err := a.worktrees()
 		if err != nil {
 			return nil, err
 		}
-		cmd.Workspace, cmd.Worktree, cmd.Repo = wt, wt, abs
+		wt, err := w.add(ctx, cmd.NewThread, abs, "HEAD", o.branch)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Workspace, cmd.Worktree, cmd.Repo, cmd.Branch = wt, wt, abs, o.branch
 	}
 	return a.submit(ctx, s, cmd)
 }
@@ -206,6 +210,11 @@ func (a *app) threadShow(ctx context.Context, args []string) error {
 	if v.ForkedFrom != "" {
 		fmt.Fprintf(a.stdout, "forked from %s at run %d\n", v.ForkedFrom, v.ForkRun)
 	}
+	if v.Worktree != "" {
+		fmt.Fprintf(a.stdout, "worktree %s (%s) of %s\n", v.Worktree, branchOrDetached(v.Branch), v.Repo)
+	} else if v.Workspace != "" {
+		fmt.Fprintf(a.stdout, "workspace %s\n", v.Workspace)
+	}
 	for _, r := range v.Runs {
 		fmt.Fprintf(a.stdout, "\nrun %d  %s  (%d attempt(s))\n> %s\n", r.Ordinal, r.Status, len(r.Attempts), r.Text)
 		for _, s := range r.Steers {
@@ -251,9 +260,13 @@ func (a *app) threadFork(ctx context.Context, args []string) error {
 	run := fs.Int("run", 0, "run ordinal")
 	title := fs.String("title", "", "title")
 	worktree := fs.Bool("worktree", false, "give the fork its own git worktree at that run's checkpoint")
-	pos, err := parseArgs(fs, args, 1, 1, "nexus thread fork THREAD [--run N] [--worktree]")
+	branch := fs.String("branch", "", "with --worktree: create this branch for it")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus thread fork THREAD [--run N] [--worktree [--branch B]]")
 	if err != nil {
 		return err
+	}
+	if *branch != "" && !*worktree {
+		return usageErr("--branch needs --worktree")
 	}
 	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
 		return err
@@ -280,14 +293,15 @@ func (a *app) threadFork(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		repo := src.Workspace
-		if src.Repo != "" {
-			repo = src.Repo
-		}
-		if cmd.Worktree, err = a.addWorktree(ctx, cmd.NewThread, repo, commit, ""); err != nil {
+		w, err := a.worktrees()
+		if err != nil {
 			return err
 		}
-		cmd.Repo = repo
+		repo := forkRepo(src)
+		if cmd.Worktree, err = w.add(ctx, cmd.NewThread, repo, commit, *branch); err != nil {
+			return err
+		}
+		cmd.Repo, cmd.Branch = repo, *branch
 	}
 	rec, err := a.submit(ctx, s, cmd)
 	if err != nil {
@@ -361,8 +375,14 @@ func (a *app) threadArchive(ctx context.Context, args []string) error {
 		return err
 	}
 	th := st.Threads[pos[0]]
-	if th != nil && th.Worktree != "" && !*force {
-		dirty, err := a.worktreeDirty(ctx, th)
+	var w *worktrees
+	if th != nil && th.Worktree != "" {
+		if w, err = a.worktrees(); err != nil {
+			return err
+		}
+	}
+	if w != nil && !*force {
+		dirty, err := w.dirty(ctx, th)
 		if err != nil {
 			return failErr("cannot check the worktree %s: %v", th.Worktree, err)
 		}
@@ -373,8 +393,19 @@ func (a *app) threadArchive(ctx context.Context, args []string) error {
 	if _, err := a.submit(ctx, s, core.Command{Kind: core.CmdThreadArchive, Thread: pos[0]}); err != nil {
 		return err
 	}
-	if th.Worktree != "" {
-		return a.removeWorktree(ctx, th, *force)
+	if w != nil {
+		if err := w.remove(ctx, th, *force); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "removed worktree %s\n", th.Worktree)
 	}
 	return nil
+}
+
+// branchOrDetached names a worktree's branch for people.
+func branchOrDetached(b string) string {
+	if b == "" {
+		return "detached HEAD"
+	}
+	return "branch " + b
 }

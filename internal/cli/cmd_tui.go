@@ -81,11 +81,15 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 		}
 	}
 	ws, _ := os.Getwd()
+	wts, err := a.worktrees()
+	if err != nil {
+		return err
+	}
 	// s.Backend, not s: it is what implements core.Terminals too (the
 	// host's hostBackend or an api.Client), which the UI type-asserts.
 	err = tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label, HostLabelNow: labelNow,
 		Host: s.host != nil, LiveTerminals: liveTerms, StopHost: stopHost, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
-		Diff: tuiDiff(s.Backend, s.dir), Scrollback: tuiScrollback(cfg), IO: tui.IO{Input: in, Output: out}})
+		Diff: tuiDiff(s.Backend, s.dir), Worktrees: tuiWorktrees(s.Backend, wts), Scrollback: tuiScrollback(cfg), IO: tui.IO{Input: in, Output: out}})
 	if client != nil && err == nil {
 		// Back on the plain terminal: say what keeps running.
 		sctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/nexus-tui/nexus/core"
@@ -11,28 +12,63 @@ import (
 
 // Per-thread git worktrees are made and removed at the edge, by the
 // invocation that asks for them, before (or after) the kernel journals
-// the thread: they live under the state dir, never in the user's tree.
+// the thread: they live under the state dir (STATE_DIR/worktrees), or
+// under the config file's [worktree] dir, never in the user's tree.
 
-func (a *app) checkpoints() (*checkpoint.Manager, string, error) {
-	dir, err := a.resolveStateDir()
-	if err != nil {
-		return nil, "", err
-	}
-	return checkpoint.New(dir, checkpoint.Options{}), dir, nil
+// worktrees are the worktree operations of one invocation: a checkpoint
+// manager on the state dir and the directory worktrees go in. Safe for
+// concurrent use: the UI calls them from its Cmds.
+type worktrees struct {
+	m    *checkpoint.Manager
+	root string // each thread's worktree is root/<thread id>
 }
 
-// addWorktree makes the worktree of a new thread (or fork) id from repo at
-// a commit ("HEAD" for a new thread, a checkpoint for a fork).
-func (a *app) addWorktree(ctx context.Context, id, repo, commit, branch string) (string, error) {
-	m, dir, err := a.checkpoints()
+// worktrees binds the operations to this invocation's state dir and
+// config file (read once, before any goroutine may call them).
+func (a *app) worktrees() (*worktrees, error) {
+	dir, err := a.resolveStateDir()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	path := filepath.Join(dir, "worktrees", id)
-	if _, err := m.AddWorktree(ctx, repo, path, commit, branch); err != nil {
+	cfg, err := a.config()
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Join(dir, "worktrees")
+	if cfg.WorktreeDir != "" {
+		home, herr := os.UserHomeDir()
+		if herr != nil && cfg.WorktreeDir[0] == '~' {
+			return nil, usageErr("config %s: worktree.dir %q starts with ~ but the home directory is unknown: %v; set HOME or write an absolute path", cfg.Path, cfg.WorktreeDir, herr)
+		}
+		root = cfg.WorktreeRoot(home)
+	}
+	return &worktrees{m: checkpoint.New(dir, checkpoint.Options{}), root: root}, nil
+}
+
+// add makes the worktree of a new thread (or fork) id from repo at a
+// commit ("HEAD" for a new thread, a checkpoint for a fork).
+func (w *worktrees) add(ctx context.Context, id, repo, commit, branch string) (string, error) {
+	path := filepath.Join(w.root, id)
+	if _, err := w.m.AddWorktree(ctx, repo, path, commit, branch); err != nil {
 		return "", failErr("cannot make a worktree for %s from %s: %v", id, repo, err)
 	}
 	return path, nil
+}
+
+// freeBranch is name, or name-2, name-3... when it is taken in repo: a
+// suggested branch name must not fail the creation.
+func (w *worktrees) freeBranch(ctx context.Context, repo, name string) (string, error) {
+	for i := 1; i < 100; i++ {
+		try := name
+		if i > 1 {
+			try = fmt.Sprintf("%s-%d", name, i)
+		}
+		taken, err := w.m.BranchExists(ctx, repo, try)
+		if err != nil || !taken {
+			return try, err
+		}
+	}
+	return "", failErr("branches %s to %s-99 all exist; name the branch yourself", name, name)
 }
 
 // forkCommit is the checkpoint a fork of run n starts from: the latest
@@ -56,25 +92,25 @@ func forkCommit(st *core.State, th *core.Thread, n int) (string, error) {
 	return "", failErr("thread %s has no checkpoint to fork a worktree from", th.ID)
 }
 
-// removeWorktree removes an archived thread's worktree; a worktree with
-// uncommitted work is kept unless force is set.
-func (a *app) removeWorktree(ctx context.Context, th *core.Thread, force bool) error {
-	m, _, err := a.checkpoints()
-	if err != nil {
-		return err
+// forkRepo is the repository a fork's worktree is made from: the
+// source's own repository when it has a worktree, else its workspace.
+func forkRepo(src *core.Thread) string {
+	if src.Repo != "" {
+		return src.Repo
 	}
-	if err := m.RemoveWorktree(ctx, th.Repo, th.Worktree, force); err != nil {
+	return src.Workspace
+}
+
+// remove removes an archived thread's worktree; a worktree with
+// uncommitted work is kept unless force is set.
+func (w *worktrees) remove(ctx context.Context, th *core.Thread, force bool) error {
+	if err := w.m.RemoveWorktree(ctx, th.Repo, th.Worktree, force); err != nil {
 		return failErr("thread %s is archived but its worktree %s stays: %v", th.ID, th.Worktree, err)
 	}
-	fmt.Fprintf(a.stdout, "removed worktree %s\n", th.Worktree)
 	return nil
 }
 
-// worktreeDirty reports whether a thread's worktree holds uncommitted work.
-func (a *app) worktreeDirty(ctx context.Context, th *core.Thread) (bool, error) {
-	m, _, err := a.checkpoints()
-	if err != nil {
-		return false, err
-	}
-	return m.WorktreeDirty(ctx, th.Worktree)
+// dirty reports whether a thread's worktree holds uncommitted work.
+func (w *worktrees) dirty(ctx context.Context, th *core.Thread) (bool, error) {
+	return w.m.WorktreeDirty(ctx, th.Worktree)
 }

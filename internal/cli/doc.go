@@ -20,6 +20,16 @@
 // `nexus send` and `nexus respond`. --no-wait returns once the command is
 // journaled.
 //
+// # Worktrees
+//
+// A thread's own git worktree is made here, at the edge, before the
+// kernel journals the thread that works in it, and removed here after
+// the thread is archived (cmd_worktree.go): in STATE_DIR/worktrees/<id>,
+// or the config file's [worktree] dir. The UI gets the same operations,
+// and the worktree dialog's diff, commit and merge, through
+// tui.Options.Worktrees (tui_worktree.go), run in its own process on a
+// fresh copy of the state, off its event loop.
+//
 // # Output
 //
 // --json prints the views of view.go: a contract (README.md "JSON

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -65,6 +66,18 @@ func TestJSONShapes(t *testing.T) {
 	add("requests", nexus(ExitOK, "requests", th, "--json"))
 	add("thread_list", nexus(ExitOK, "thread", "list", "--json"))
 	add("log", nexus(ExitOK, "log", "--json"))
+	// A thread in a worktree of its own names it, its repository and
+	// its branch.
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "initial"}} {
+		c := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		c.Dir = repo
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	wt := strings.TrimSpace(nexus(ExitOK, "thread", "new", "--workspace", repo, "--worktree", "--branch", "nexus/demo"))
+	add("thread_show", nexus(ExitOK, "thread", "show", wt, "--json"))
 
 	for _, name := range []string{"thread_show", "thread_list", "requests", "log"} {
 		var lines []string

@@ -16,6 +16,8 @@ type ThreadView struct {
 	Status      core.ThreadStatus `json:"status"`
 	Workspace   string            `json:"workspace,omitempty"`
 	Worktree    string            `json:"worktree,omitempty"`
+	Repo        string            `json:"repo,omitempty"`
+	Branch      string            `json:"branch,omitempty"`
 	ForkedFrom  string            `json:"forkedFrom,omitempty"`
 	ForkRun     int               `json:"forkRun,omitempty"`
 	QueueHeld   bool              `json:"queueHeld"`
@@ -83,6 +85,7 @@ type TodoView struct {
 
 func viewThread(st *core.State, th *core.Thread) ThreadView {
 	v := ThreadView{ID: th.ID, Title: th.Title, Provider: th.Provider, Status: th.Status, Workspace: th.Workspace, Worktree: th.Worktree,
+		Repo: th.Repo, Branch: th.Branch,
 		ForkedFrom: th.ForkedFrom, ForkRun: th.ForkRun, QueueHeld: th.QueueHeld,
 		Runs: []RunView{}, Requests: []RequestView{}, Todos: []TodoView{},
 		Checkpoints: []core.Checkpoint{}, Handoffs: []core.Handoff{}}

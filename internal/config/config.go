@@ -53,6 +53,23 @@ type Config struct {
 	// commands get on top of the defaults (workers/env.go), each a name
 	// or a prefix ending in "*"; nil when the file says nothing.
 	CommandEnv []string
+	// WorktreeDir is [worktree] dir as written: an absolute path, or one
+	// starting with ~/ (the user's home); "" when the file says nothing
+	// (worktrees go in STATE_DIR/worktrees). WorktreeRoot expands it.
+	WorktreeDir string
+}
+
+// WorktreeRoot is the directory the threads' worktrees go in, each in
+// WorktreeRoot/<thread id>: [worktree] dir with ~ expanded to home, or
+// "" when the file does not set it.
+func (c *Config) WorktreeRoot(home string) string {
+	if c == nil || c.WorktreeDir == "" {
+		return ""
+	}
+	if rest, ok := strings.CutPrefix(c.WorktreeDir, "~"); ok {
+		return filepath.Join(home, rest)
+	}
+	return filepath.Clean(c.WorktreeDir)
 }
 
 // Profile is one [profiles.NAME] table.

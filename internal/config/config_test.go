@@ -115,7 +115,7 @@ func TestErrors(t *testing.T) {
 			`config /c.toml:4: profiles.x.kind "acpp" is not one of acp, codex, claude, shell`},
 		{"theme = \"solarized\"\n", `config /c.toml:1: theme "solarized" is not one of dark, light, high-contrast, none`},
 		{"theme = 3\n", `config /c.toml:1: theme is an integer; use one of "dark", "light", "high-contrast", "none"`},
-		{"them = \"dark\"\n", `config /c.toml:1: unknown key them; the file has theme = "...", [host], [ui] and [commands] tables and [profiles.NAME] tables`},
+		{"them = \"dark\"\n", `config /c.toml:1: unknown key them; the file has theme = "...", [host], [ui], [commands] and [worktree] tables and [profiles.NAME] tables`},
 		{"[profiles.claude]\n\nmodle = \"opus\"\n",
 			`config /c.toml:3: unknown key profiles.claude.modle; a profile has kind, command, env, model and approval`},
 		{"[profiles.x]\ncommand = [\"x\"]\n",
@@ -245,6 +245,39 @@ func TestCommandsTable(t *testing.T) {
 		_, err := Parse("/c.toml", []byte(tc.file), nil)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q:\n got  %v\n want %s", tc.file, err, tc.want)
+		}
+	}
+}
+
+// The [worktree] table: dir is absolute or starts with ~/, and
+// WorktreeRoot expands the ~; anything else is one line naming the key.
+func TestWorktreeTable(t *testing.T) {
+	for in, want := range map[string]string{
+		"[worktree]\ndir = \"/srv/wt\"\n":     "/srv/wt",
+		"[worktree]\ndir = \"/srv/wt/\"\n":    "/srv/wt",
+		"[worktree]\ndir = \"~/worktrees\"\n": "/home/u/worktrees",
+		"[worktree]\ndir = \"~\"\n":           "/home/u",
+		"[worktree]\n":                        "",
+		"theme = \"dark\"\n":                  "",
+	} {
+		cfg, err := Parse("/c.toml", []byte(in), nil)
+		if err != nil || cfg.WorktreeRoot("/home/u") != want {
+			t.Errorf("%q: %+v %v, want the root %q", in, cfg, err, want)
+		}
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"[worktree]\ndir = \"wt\"\n",
+			`config /c.toml:2: worktree.dir "wt" is a relative path; write an absolute one or one starting with ~/ (each thread's worktree goes in DIR/<thread id>)`},
+		{"[worktree]\ndir = \"~bob/wt\"\n",
+			`config /c.toml:2: worktree.dir "~bob/wt" is a relative path; write an absolute one or one starting with ~/ (each thread's worktree goes in DIR/<thread id>)`},
+		{"[worktree]\ndir = \"\"\n", `config /c.toml:2: worktree.dir "" must be a non-empty string without control characters`},
+		{"[worktree]\ndir = 3\n", `config /c.toml:2: worktree.dir is an integer; it must be a string`},
+		{"[worktree]\npath = \"/x\"\n", `config /c.toml:2: unknown key worktree.path; [worktree] has dir`},
+		{"worktree = \"/x\"\n", `config /c.toml:1: worktree is a string; write it as a table: [worktree]`},
+	} {
+		_, err := Parse("/c.toml", []byte(tc.file), nil)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: got %v\nwant %s", tc.file, err, tc.want)
 		}
 	}
 }

@@ -1,5 +1,5 @@
-// Package config reads nexus's config file: the theme, the host, the UI
-// and the provider profiles (docs/ARCHITECTURE.md, "Providers and
+// Package config reads nexus's config file: the theme, the host, the UI,
+// where worktrees go and the provider profiles (docs/ARCHITECTURE.md, "Providers and
 // sessions").
 //
 // # Location
@@ -21,6 +21,9 @@
 //
 //	[commands]
 //	env = ["GOPATH", "GOFLAGS", "NODE_*"]  # more variables for the agent's commands
+//
+//	[worktree]
+//	dir = "~/worktrees"        # threads' own git worktrees: DIR/<thread id>
 //
 //	[profiles.codex]           # a ready-made name: overrides its settings
 //	model = "gpt-5-codex"
@@ -60,6 +63,16 @@
 // list a token only when commands must have it. A bare "*" is refused.
 // External agents (profiles) run their own commands with their own
 // environment; this key is not for them.
+//
+// dir is where a thread made with its own git worktree (`thread new
+// --worktree`, `thread fork --worktree`, the UI's "own worktree") gets
+// it: DIR/<thread id>. It is an absolute path or starts with ~/ (the
+// user's home; ~user is not read); a relative path is an error, since
+// nexus runs from any directory. Without it worktrees go in
+// STATE_DIR/worktrees. Keep it outside the repositories: a worktree
+// inside its own repository shows there as an untracked directory. The
+// command or UI that makes a worktree reads it; a thread records its
+// worktree's path, so a changed dir moves no existing worktree.
 //
 // approval is a new thread's policy: allow-writes lets it write files,
 // allow-commands run commands, allow-all both, without asking; ask (the

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -72,6 +73,10 @@ func Parse(path string, data []byte, readyMade map[string]string) (*Config, erro
 			if err := p.commands(v, cfg); err != nil {
 				return nil, err
 			}
+		case "worktree":
+			if err := p.worktree(v, cfg); err != nil {
+				return nil, err
+			}
 		case "profiles":
 			tbl, ok := v.(map[string]any)
 			if !ok {
@@ -85,7 +90,7 @@ func Parse(path string, data []byte, readyMade map[string]string) (*Config, erro
 				cfg.Profiles = append(cfg.Profiles, prof)
 			}
 		default:
-			return nil, p.errf([]string{k}, "unknown key %s; the file has theme = \"...\", [host], [ui] and [commands] tables and [profiles.NAME] tables", keyString([]string{k}))
+			return nil, p.errf([]string{k}, "unknown key %s; the file has theme = \"...\", [host], [ui], [commands] and [worktree] tables and [profiles.NAME] tables", keyString([]string{k}))
 		}
 	}
 	sort.Slice(cfg.Profiles, func(i, j int) bool { return cfg.Profiles[i].Name < cfg.Profiles[j].Name })
@@ -146,6 +151,32 @@ func (p *parser) ui(v any, cfg *Config) error {
 		default:
 			return p.errf(key, "unknown key %s; [ui] has scrollback", keyString(key))
 		}
+	}
+	return nil
+}
+
+// worktree checks the [worktree] table: dir, where the threads' own git
+// worktrees go.
+func (p *parser) worktree(v any, cfg *Config) error {
+	at := []string{"worktree"}
+	tbl, ok := v.(map[string]any)
+	if !ok {
+		return p.errf(at, "worktree is %s; write it as a table: [worktree]", typeName(v))
+	}
+	for _, k := range p.keys(tbl, at) {
+		key := []string{"worktree", k}
+		if k != "dir" {
+			return p.errf(key, "unknown key %s; [worktree] has dir", keyString(key))
+		}
+		s, err := p.str(tbl[k], key, nil)
+		if err != nil {
+			return err
+		}
+		if s != "~" && !strings.HasPrefix(s, "~/") && !filepath.IsAbs(s) {
+			return p.errf(key, "%s %q is a relative path; write an absolute one or one starting with ~/ (each thread's worktree goes in DIR/<thread id>)",
+				keyString(key), s)
+		}
+		cfg.WorktreeDir = s
 	}
 	return nil
 }

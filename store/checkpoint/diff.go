@@ -88,17 +88,26 @@ func (m *Manager) diff(ctx context.Context, workspace, from, to string, withPatc
 	if !withPatch {
 		return d, nil
 	}
+	if err := m.patch(ctx, w, &d, spec...); err != nil {
+		return Diff{}, err
+	}
+	return d, nil
+}
+
+// patch fills d.Patch with the unified diff from d.From to d.To (commits
+// or trees), limited by the pathspec spec, cut at Options.MaxPatchBytes.
+func (m *Manager) patch(ctx context.Context, w *ws, d *Diff, spec ...string) error {
 	patch := &capBuffer{max: m.opts.MaxPatchBytes}
-	err = m.exec(ctx, w.cmd("diff checkpoints", "", append([]string{"diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff",
+	err := m.exec(ctx, w.cmd("diff checkpoints", "", append([]string{"diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff",
 		"--no-textconv", "--no-color", "--relative", d.From, d.To}, spec...)...), func(r io.Reader) error {
 		_, err := io.Copy(patch, r)
 		return err
 	})
 	if err != nil && err != errPatchFull {
-		return Diff{}, err
+		return err
 	}
 	d.Patch, d.Truncated = patch.String(), err == errPatchFull
-	return d, nil
+	return nil
 }
 
 // diffStats fills d.Files from one diff-tree listing both the raw status

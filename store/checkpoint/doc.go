@@ -23,6 +23,11 @@
 //	WorktreeDirty(ctx, path) (bool, error)
 //	RemoveWorktree(ctx, repo, path, force) error
 //	ListWorktrees(ctx, repo) ([]Worktree, error)
+//	RepoTop(ctx, dir) (top, error)                 "" outside a repository
+//	BranchExists(ctx, repo, name) (bool, error)
+//	WorktreeDiff(ctx, repo, path) (BranchDiff, error)
+//	CommitWorktree(ctx, path, message) (Committed, error)
+//	MergeWorktree(ctx, repo, path) (Merged, error)
 //	Info(ctx, workspace) (Workspace, error)
 //
 // A Manager is safe for concurrent use; calls on one workspace are
@@ -176,6 +181,8 @@
 //     false, for every filter the configuration defines, its includes
 //     followed: filter names are free-form, so `git config --list` is read
 //     first and again whenever a file it came from changes.
+//     write-tree is among the commands that get these: it can start a
+//     process filter (with a .gitattributes just added to the index).
 //   - --no-ext-diff and --no-textconv on every diff: no diff.external,
 //     diff.<driver>.command or textconv program.
 //   - core.sshCommand, core.askPass, credential.helper,
@@ -288,6 +295,22 @@
 //     --branch B: AddWorktree(ws, path, "HEAD", B).
 //   - Archive: WorktreeDirty(path) (ask the user when true), then
 //     RemoveWorktree(ws, path, force) after consent.
+//   - The UI's worktree dialog (through internal/cli): WorktreeDiff(repo,
+//     path) shows what the worktree holds against the branch checked out
+//     in repo, from their merge base to its files now (untracked ones
+//     included, read through a temporary index); CommitWorktree(path,
+//     message) commits all of it as the user (user.name, user.email);
+//     MergeWorktree(repo, path) merges its branch into repo's branch as
+//     `git merge --no-edit` would, refusing while either side has
+//     uncommitted work, and aborting on a conflict (*MergeConflictError).
+//     Hooks, filters, merge drivers and signing never run: a path whose
+//     attributes name a filter or a custom merge driver (git-lfs) is
+//     refused (*ProgramAttrError) rather than committed or merged
+//     differently than git would. These are the only calls that write a
+//     user's index, branches and files on purpose, and only when asked.
+//     RepoTop and BranchExists only ask: whether a new thread's
+//     workspace can have a worktree, and whether a default branch name
+//     is taken.
 //
 // Errors are typed (errors.go): each says what failed and what to do.
 package checkpoint

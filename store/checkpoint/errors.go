@@ -28,6 +28,10 @@ var (
 	ErrWorkspace = errors.New("checkpoint: workspace is not a usable directory; check the thread's workspace path")
 	// ErrWorktreeDirty matches *DirtyWorktreeError.
 	ErrWorktreeDirty = errors.New("checkpoint: worktree holds uncommitted work; commit or discard it, or remove it with force")
+	// ErrNothingToCommit says a worktree holds no change to commit.
+	ErrNothingToCommit = errors.New("checkpoint: nothing to commit: the worktree has no change")
+	// ErrMergeConflict matches *MergeConflictError.
+	ErrMergeConflict = errors.New("checkpoint: the merge conflicts; it was aborted")
 	// ErrNoGit says the git binary could not be run.
 	ErrNoGit = errors.New("checkpoint: git is not installed or not runnable; install git or set Options.Git")
 )
@@ -86,6 +90,41 @@ func (e *DirtyWorktreeError) Error() string {
 // Is makes errors.Is(err, ErrWorktreeDirty) true.
 func (e *DirtyWorktreeError) Is(target error) bool { return target == ErrWorktreeDirty }
 
+// MergeConflictError says merging a worktree's branch stopped on
+// conflicts; the merge was aborted, so the work tree is as before.
+type MergeConflictError struct {
+	Into, From string   // the branches
+	Dir        string   // the work tree merged into
+	Files      []string // the conflicting paths
+}
+
+func (e *MergeConflictError) Error() string {
+	files := e.Files
+	more := ""
+	if len(files) > 5 {
+		files, more = files[:5], fmt.Sprintf(" and %d more", len(e.Files)-5)
+	}
+	return fmt.Sprintf("checkpoint: merging %s into %s conflicts in %s%s; the merge was aborted; merge by hand in %s (git merge %s) and resolve them",
+		e.From, e.Into, strings.Join(files, ", "), more, e.Dir, e.From)
+}
+
+// Is makes errors.Is(err, ErrMergeConflict) true.
+func (e *MergeConflictError) Is(target error) bool { return target == ErrMergeConflict }
+
+// ProgramAttrError refuses to commit or merge a path whose attributes
+// name a program (a filter, a custom merge driver): the package never
+// runs those, and without them git would write something else.
+type ProgramAttrError struct {
+	Path, Attr string
+	What       string // "commit" or "merge"
+	Dir        string
+}
+
+func (e *ProgramAttrError) Error() string {
+	return fmt.Sprintf("checkpoint: %s has the attribute %s, whose program nexus never runs; %s it in a terminal in %s",
+		e.Path, e.Attr, e.What, e.Dir)
+}
+
 // GitError says a git command failed. Stderr holds the end of what git
 // printed, which usually names the cause.
 type GitError struct {
@@ -118,6 +157,10 @@ func remedy(op string) string {
 		return "choose another worktree path or branch name"
 	case "remove worktree":
 		return "check git worktree list; unlock or remove it by hand if git refuses"
+	case "commit worktree":
+		return "commit in a terminal in the worktree to see git's full message"
+	case "merge worktree":
+		return "merge in a terminal in the repository to see git's full message"
 	case "open workspace":
 		return "check that the workspace is readable and, for a repository, that git trusts it (safe.directory)"
 	default:

@@ -41,6 +41,11 @@ var neutralEnv = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_ATTR_NOSYSTEM=1"}
 var filterCommands = map[string]bool{
 	"update-index": true, "checkout-index": true, "ls-files": true, "status": true,
 	"worktree": true, "read-tree": true, "hash-object": true, "add": true, "checkout": true,
+	"commit": true, "merge": true, "diff": true,
+	// write-tree starts a process filter too (seen with a .gitattributes
+	// just added to the index), so the capture's fallback to it needs
+	// the settings as well.
+	"write-tree": true,
 }
 
 // filterOff returns the settings that disable every filter driver the

@@ -2,11 +2,17 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// commitHooks are hooks the operations of the package would trigger if
+// hooks ran: the index's, checkout's and every commit's and merge's.
+var commitHooks = []string{"post-index-change", "post-checkout", "reference-transaction", "pre-commit",
+	"prepare-commit-msg", "commit-msg", "post-commit", "pre-merge-commit", "post-merge"}
 
 // Git never runs what a repository names: each case plants one way git
 // can be made to run a program (in the repository's config, an included
@@ -23,14 +29,14 @@ func TestGitNeverRunsWhatARepositoryNames(t *testing.T) {
 			gitT(t, repo, "config", "core.fsmonitor", "touch "+marker+"; false")
 		}},
 		{"a hook in .git/hooks", func(t *testing.T, repo, marker string) {
-			for _, h := range []string{"post-index-change", "post-checkout", "pre-commit", "reference-transaction"} {
+			for _, h := range commitHooks {
 				writeFile(t, repo, ".git/hooks/"+h, "#!/bin/sh\ntouch "+marker+"\n")
 				os.Chmod(filepath.Join(repo, ".git/hooks", h), 0o755)
 			}
 		}},
 		{"core.hooksPath", func(t *testing.T, repo, marker string) {
 			hooks := t.TempDir()
-			for _, h := range []string{"post-index-change", "post-checkout", "reference-transaction"} {
+			for _, h := range commitHooks {
 				os.WriteFile(filepath.Join(hooks, h), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
 			}
 			gitT(t, repo, "config", "core.hooksPath", hooks)
@@ -47,6 +53,10 @@ func TestGitNeverRunsWhatARepositoryNames(t *testing.T) {
 		{"a process filter", func(t *testing.T, repo, marker string) {
 			writeFile(t, repo, ".gitattributes", "* filter=proc\n")
 			gitT(t, repo, "config", "filter.proc.process", "sh -c 'touch "+marker+"'")
+		}},
+		{"a custom merge driver", func(t *testing.T, repo, marker string) {
+			writeFile(t, repo, ".gitattributes", "* merge=evil\n")
+			gitT(t, repo, "config", "merge.evil.driver", "touch "+marker+"; false")
 		}},
 		{"a filter in an included file", func(t *testing.T, repo, marker string) {
 			inc := filepath.Join(t.TempDir(), "inc")
@@ -81,6 +91,23 @@ func TestGitNeverRunsWhatARepositoryNames(t *testing.T) {
 			}
 			if _, err := m.WorktreeDirty(ctx, wt); err != nil { // git status in it
 				t.Fatalf("worktree status: %v", err)
+			}
+			// The worktree dialog's operations: a path with a filter or a
+			// custom merge driver is refused; the rest must work.
+			if _, err := m.WorktreeDiff(ctx, repo, wt); err != nil {
+				t.Fatalf("worktree diff: %v", err)
+			}
+			var pe *ProgramAttrError
+			_, cerr := m.CommitWorktree(ctx, wt, "work")
+			if cerr != nil && !errors.As(cerr, &pe) {
+				t.Fatalf("commit: %v", cerr)
+			}
+			_, err := m.MergeWorktree(ctx, repo, wt)
+			switch {
+			case cerr != nil && (err == nil || !strings.Contains(err.Error(), "commit them first")):
+				t.Fatalf("merge of the work a commit refused = %v, want it refused", err)
+			case cerr == nil && err != nil && !errors.As(err, &pe):
+				t.Fatalf("merge: %v", err)
 			}
 			if _, err := os.Stat(marker); err == nil {
 				t.Fatal("git ran a program the repository's configuration named")
