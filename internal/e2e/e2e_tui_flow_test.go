@@ -234,10 +234,14 @@ func TestTUIGridFourThreads(t *testing.T) {
 	for _, n := range names {
 		cells = append(cells, "╭─ "+n+" ")
 	}
-	scr := tt.waitForAll(cells...)
-	if n := strings.Count(scr, "● running"); n != 4 {
-		t.Errorf("the grid shows %d running badges, want 4:\n%s", n, scr)
-	}
+	tt.waitForAll(cells...)
+	// The four runs start as the host gets to them: wait for all four
+	// badges (each run lasts 5 s, so they are all running together).
+	var scr string
+	eventually(t, "four running badges in the grid", func() bool {
+		scr = tt.screen()
+		return strings.Count(scr, "● running") == 4
+	})
 	if !strings.Contains(scr, "grid 4 · 1-4 of 4") {
 		t.Errorf("the status line does not show the grid:\n%s", scr)
 	}
