@@ -133,7 +133,8 @@ func (c *Command) Validate() error {
 	if !utf8.ValidString(c.Title) || len(c.Title) > MaxTitleBytes {
 		return refuse("title must be valid UTF-8 of at most %d bytes", MaxTitleBytes)
 	}
-	for _, f := range []struct{ name, v string }{{"message", c.Text}, {"answer", c.Answer}, {"workspace", c.Workspace}, {"branch", c.Branch}} {
+	for _, f := range []struct{ name, v string }{{"message", c.Text}, {"answer", c.Answer}, {"workspace", c.Workspace}, {"branch", c.Branch},
+		{"worktree", c.Worktree}, {"repository", c.Repo}, {"node", c.Node}, {"checkpoint", c.Checkpoint}} {
 		if !utf8.ValidString(f.v) {
 			return refuse("%s is not valid UTF-8", f.name)
 		}

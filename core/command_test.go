@@ -15,12 +15,14 @@ func TestValidateRefusesBadFields(t *testing.T) {
 		"inf budget": func(c *Command) {
 			c.Kind, c.NewThread, c.Provider, c.BudgetUSD = CmdThreadCreate, "t2", "p", math.Inf(1)
 		},
-		"huge answer":     func(c *Command) { c.Answer = strings.Repeat("a", MaxTextBytes+1) },
-		"huge workspace":  func(c *Command) { c.Workspace = strings.Repeat("w", MaxTextBytes+1) },
-		"bad utf8 answer": func(c *Command) { c.Answer = "\xff" },
-		"no id":           func(c *Command) { c.ID = "" },
-		"long title":      func(c *Command) { c.Title = strings.Repeat("t", MaxTitleBytes+1) },
-		"no thread":       func(c *Command) { c.Thread = "" },
+		"huge answer":       func(c *Command) { c.Answer = strings.Repeat("a", MaxTextBytes+1) },
+		"huge workspace":    func(c *Command) { c.Workspace = strings.Repeat("w", MaxTextBytes+1) },
+		"bad utf8 answer":   func(c *Command) { c.Answer = "\xff" },
+		"no id":             func(c *Command) { c.ID = "" },
+		"long title":        func(c *Command) { c.Title = strings.Repeat("t", MaxTitleBytes+1) },
+		"no thread":         func(c *Command) { c.Thread = "" },
+		"bad utf8 worktree": func(c *Command) { c.Worktree = "/x/\xff" },
+		"huge repo":         func(c *Command) { c.Repo = strings.Repeat("r", MaxTextBytes+1) },
 	}
 	for name, mut := range cases {
 		c := base
