@@ -46,6 +46,12 @@ func (s *Store) Export(ctx context.Context, w io.Writer) error {
 		e.uint(ev.seq)
 		e.bin(ev.hash())
 		e.bin(ev.data())
+		if len(e.b)-4 > maxFrame {
+			// Import refuses such a frame: refuse it here, before an
+			// archive that can never be read back is written.
+			return fmt.Errorf("event %d is %d bytes, over the %d bytes an archive frame holds (Import would refuse the archive); nothing past event %d is exported",
+				ev.seq, len(ev.data()), maxFrame, ev.seq-1)
+		}
 		count = ev.seq
 		copy(last[:], ev.hash())
 		return writeFrame(bw, e.b)

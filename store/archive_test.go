@@ -108,3 +108,22 @@ func TestImportRefusesBadArchivesAndWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+// Export refuses what Import would refuse: an event too big for an
+// archive frame (a reply journaled whole before replies were bounded)
+// fails the export with a line naming it, instead of an archive that can
+// never be imported.
+func TestExportRefusesWhatImportRefuses(t *testing.T) {
+	s := openT(t, t.TempDir())
+	evs := journalgen.Flatten(journalgen.New(7).Commits(3))
+	big := evs[2]
+	big.Payload.Text = strings.Repeat("x", maxFrame+1)
+	big.Type = core.EvNodeText
+	if err := s.Append(context.Background(), []core.Commit{{Events: evs[:2]}, {Events: []core.Event{big}}}); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Export(context.Background(), &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "event 3 is") || !strings.Contains(err.Error(), "Import would refuse") {
+		t.Fatalf("Export of an oversized event = %v; want a refusal naming event 3", err)
+	}
+}
