@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -303,4 +304,20 @@ func TestE2EApprovalLiveHost(t *testing.T) {
 	}
 	serve.c.Process.Signal(syscall.SIGTERM)
 	serve.wait(t)
+}
+
+// A workspace that contains the state dir is refused with the reason and
+// what to do: every agent could read the journal there. Nothing is
+// journaled.
+func TestE2EWorkspaceHoldingTheStateDirIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	parent := filepath.Dir(e.dir)
+	r := e.run("thread", "new", "--workspace", parent)
+	if r.code == 0 || !strings.Contains(r.err, "contains nexus's state dir") || !strings.Contains(r.err, "NEXUS_STATE_DIR") {
+		t.Fatalf("thread new in a workspace holding the state dir: exit %d %q", r.code, r.err)
+	}
+	if out := e.must("thread", "list"); len(strings.Split(strings.TrimSpace(out), "\n")) > 1 {
+		t.Fatalf("a thread was journaled anyway:\n%s", out)
+	}
 }

@@ -93,7 +93,7 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 		st.Close()
 		return nil, fmt.Errorf("cannot serve the state dir socket: %w", err)
 	}
-	h := &Host{st: st, runner: runner, backend: &hostBackend{Backend: runner, reg: reg}, reg: reg, pool: pool,
+	h := &Host{st: st, runner: runner, backend: &hostBackend{Backend: runner, reg: reg, stateDir: dir}, reg: reg, pool: pool,
 		cps: cps, cancel: cancel, dead: make(chan struct{}), srvErr: make(chan error, 1),
 		adm: admin{started: time.Now(), stop: make(chan struct{})}}
 	reg.Bind(hctx, runner)

@@ -17,6 +17,8 @@ import (
 type hostBackend struct {
 	core.Backend
 	reg *providers.Registry
+	// stateDir is refused as (a part of) a thread's workspace.
+	stateDir string
 }
 
 var _ core.Terminals = (*hostBackend)(nil)
