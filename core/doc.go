@@ -86,13 +86,22 @@
 //     attempt (turn.ended): open child nodes are closed, pending requests
 //     of the attempt settled, the todo list finalized, the reply recorded.
 //     Workspace checkpoints join the barrier when they exist.
+//   - A node keeps at most MaxNodeText bytes of agent text (bound.go):
+//     what an agent says cannot grow the journal or the state without
+//     bound.
+//   - A rollback changes only what its thread changed (own.go): a run's
+//     checkpoint lists its own paths; an operation records what it
+//     changes before it changes it, and can be undone (decide_undo.go).
+//   - The Runner never drops what an effect reported: when an append
+//     fails, those observations are held and decided again, in order,
+//     once the journal takes appends (a full disk with room made).
 //
 // # Decisions
 //
 // Where the decider had to choose (the capability policy, queues after a
 // restart, durable requests, text coalescing, snapshots, checkpoint file
 // lists, merge-back, how a rollback or a fork reaches each agent, child
-// scopes and marks, runtime downgrades), docs/decisions/ records the
+// scopes and marks, runtime downgrades, undo, a run's own paths), docs/decisions/ records the
 // choice, why, and what was rejected (the core-* files).
 // docs/ARCHITECTURE.md places the kernel in the whole: the path of a
 // command and of an agent's output, where each effect runs, recovery.
