@@ -162,6 +162,44 @@
 // file it fsyncs the state dir, and the dir above it, before returning,
 // so the file's name survives a power loss as surely as its contents.
 //
+// # Damaged journals
+//
+// bbolt trusts its file: on a page that is not what it wrote it panics,
+// and touching a page past the end of a file that was cut short is a
+// SIGBUS, which no recover survives. So the store judges a file before
+// bbolt reads it, turns what bbolt still does on a damaged page into an
+// error, and a person sees one line naming the repair, never a stack
+// trace.
+//
+//   - Open takes the journal lock itself (bbolt's OpenFile hook) and,
+//     under it and before bbolt maps the file, reads both meta pages with
+//     preads (magic, version, checksum) and checks that the file holds
+//     every page the current meta page counts (pagefile.go). Then it
+//     walks the B+tree from that meta page (pagewalk.go): the root
+//     bucket's leaf, every branch page of every bucket, and the headers
+//     of the first and the last leaf under each branch (the tail, where
+//     appends go): page ids, types, element bounds, key order. Then it
+//     loads the header and checks the tail. Each failure is a
+//     *DamagedError.
+//   - That walk reads a few dozen pages for a million events (about
+//     2 ms). Checking every page (150 ms for the million-event journal of
+//     BENCHMARKS.md, 448 MiB; the headers alone 40-80 ms) would break the
+//     100 ms open target, so a damaged leaf further back is found when
+//     something reads it: every call into bbolt runs in guard (guard.go),
+//     which turns a bbolt panic, and with debug.SetPanicOnFault a fault
+//     in the mapped file, into a *DamagedError naming the page (a full
+//     walk finds it). A host starts from a snapshot and the tail, so it
+//     starts on a journal whose damage lies in older history it does not
+//     read; verify, export, or a replay that reads that history fails
+//     with the same one line.
+//   - Verify walks every page first (checkPages): what bbolt's tx.Check
+//     checks, at about its cost, without its panics (tx.Check panics on
+//     a goroutine of its own, where no recover reaches). With a damaged
+//     page it reads no event through bbolt and sets Report.Damaged.
+//
+// bbolt writes its pages in the machine's byte order; the store reads
+// them little-endian, which every platform nexus builds for is.
+//
 // # Archive
 //
 // Export writes "nexus-journal-archive 1\n" then, per event, a frame

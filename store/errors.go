@@ -12,8 +12,10 @@ var (
 	ErrClosed = errors.New("store: journal is closed; open the state dir again")
 	// ErrLocked matches *LockedError.
 	ErrLocked = errors.New("store: state dir is locked by another process; stop it or use another --state-dir")
-	// ErrCorrupt matches *CorruptError.
+	// ErrCorrupt matches *CorruptError and *DamagedError.
 	ErrCorrupt = errors.New("store: journal corrupt; run nexus verify --repair")
+	// ErrDamaged matches *DamagedError.
+	ErrDamaged = errors.New("store: journal file damaged; run nexus verify --repair")
 	// ErrSymlink refuses a state dir or journal file that is a symbolic link.
 	ErrSymlink = errors.New("store: refusing a symlinked state path; point --state-dir at the real directory")
 	// ErrHardLink refuses a journal file with more than one hard link.
@@ -65,6 +67,25 @@ func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 
 func corrupt(seq uint64, format string, args ...any) *CorruptError {
 	return &CorruptError{Seq: seq, Reason: fmt.Sprintf(format, args...)}
+}
+
+// DamagedError says the journal file itself is damaged: a meta page, a
+// page of the B+tree or the file's length is not what bbolt wrote, so
+// bbolt cannot be trusted to read it.
+type DamagedError struct {
+	Path   string // the journal file
+	Reason string // what is wrong, e.g. "page 12: unexpected flags 0x0a"
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("store: journal %s is damaged (%s); run nexus verify --repair", e.Path, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrDamaged) and errors.Is(err, ErrCorrupt) true.
+func (e *DamagedError) Is(target error) bool { return target == ErrDamaged || target == ErrCorrupt }
+
+func damaged(path, format string, args ...any) *DamagedError {
+	return &DamagedError{Path: path, Reason: fmt.Sprintf(format, args...)}
 }
 
 // ArchiveError says an archive given to Import is not a valid export.

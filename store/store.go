@@ -69,6 +69,9 @@ type Store struct {
 	dir  string
 	path string
 	db   *bolt.DB
+	// file is bbolt's own handle on the journal file; walkPages reads
+	// the pages through it, not through bbolt.
+	file *os.File
 
 	reqs chan *Pending
 	// closeMu orders Enqueue against Close: senders hold it shared, so
@@ -95,17 +98,22 @@ type Store struct {
 // Open opens (creating if needed) the journal of the state dir dir and
 // starts its commit loop. It refuses a symlinked dir or journal file and a
 // hard-linked journal file, and returns a *LockedError if another process
-// holds the journal. It checks that meta agrees with the events bucket but
-// does not walk the chain (that is Verify; Read checks what it reads).
+// holds the journal. It refuses a damaged file with a *DamagedError (see
+// doc.go, "Damaged journals": the meta pages, the file's length and the
+// branch pages are checked before bbolt reads anything else). It checks
+// that meta agrees with the events bucket but does not walk the chain
+// (that is Verify; Read checks what it reads).
 func Open(dir string, opts Options) (*Store, error) {
-	return open(dir, opts, true)
+	return open(dir, JournalFile, opts, true)
 }
 
-func open(dir string, opts Options, strict bool) (*Store, error) {
+// open opens the journal file name in dir; strict checks meta/last
+// against the last event.
+func open(dir, name string, opts Options, strict bool) (*Store, error) {
 	if err := prepareDir(dir); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, JournalFile)
+	path := filepath.Join(dir, name)
 	if err := checkJournalFile(path); err != nil {
 		return nil, err
 	}
@@ -115,20 +123,29 @@ func open(dir string, opts Options, strict bool) (*Store, error) {
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	db, err := boltOpen(path, &bolt.Options{
-		Timeout:  timeout,
-		NoSync:   opts.NoSync,
-		OpenFile: openJournalFile,
-		PageSize: PageSize,
+	o := &opener{timeout: timeout}
+	var db *bolt.DB
+	err := guard(func() (err error) {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{
+			Timeout:  timeout,
+			NoSync:   opts.NoSync,
+			OpenFile: o.open,
+			PageSize: PageSize,
+		})
+		return err
 	})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, &LockedError{Dir: dir, PID: readPID(dir)}
 	}
-	if err != nil {
-		if errors.Is(err, ErrSymlink) || errors.Is(err, ErrHardLink) || errors.Is(err, ErrNotJournal) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("store: open journal %s: %w; if the file is damaged, move it aside and import an export", path, err)
+	var bp *bboltPanic
+	switch {
+	case errors.As(err, &bp):
+		return nil, damaged(path, "%v", bp)
+	case errors.Is(err, ErrSymlink) || errors.Is(err, ErrHardLink) || errors.Is(err, ErrNotJournal) ||
+		errors.Is(err, ErrDamaged):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("store: open journal %s: %w", path, err)
 	}
 	db.AllocSize = allocSize
 	if err := writePID(dir); err != nil {
@@ -144,9 +161,9 @@ func open(dir string, opts Options, strict bool) (*Store, error) {
 			return nil, fmt.Errorf("store: fsync state dir %s: %w", dir, err)
 		}
 	}
-	s := &Store{dir: dir, path: path, db: db,
+	s := &Store{dir: dir, path: path, db: db, file: o.file,
 		reqs: make(chan *Pending, 256), quit: make(chan struct{}), done: make(chan struct{})}
-	if err := s.load(strict); err != nil {
+	if err := s.openChecks(strict); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -154,14 +171,17 @@ func open(dir string, opts Options, strict bool) (*Store, error) {
 	return s, nil
 }
 
-// boltOpen is bolt.Open that turns a panic on a damaged file into an error.
-func boltOpen(path string, o *bolt.Options) (db *bolt.DB, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("bbolt: %v", p)
-		}
-	}()
-	return bolt.Open(path, 0o600, o)
+// openChecks walks the branch pages, then loads the header and the tail
+// (a bbolt panic on the way is a *DamagedError, see view).
+func (s *Store) openChecks(strict bool) error {
+	problem, err := s.walkPages(false)
+	if err == nil && problem != "" {
+		return damaged(s.path, "%s", problem)
+	}
+	if err == nil {
+		err = s.load(strict)
+	}
+	return err
 }
 
 // load checks the format header, creating the layout in a new file, and
@@ -209,25 +229,28 @@ func (s *Store) load(strict bool) error {
 	if err != nil || !fresh {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucket(bucketMeta)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.CreateBucket(bucketEvents); err != nil {
-			return err
-		}
-		if _, err := tx.CreateBucket(bucketSnapshots); err != nil {
-			return err
-		}
-		if err := meta.Put(keyFormat, []byte(FormatName)); err != nil {
-			return err
-		}
-		if err := meta.Put(keyVersion, binary.BigEndian.AppendUint32(nil, FormatVersion)); err != nil {
-			return err
-		}
-		return meta.Put(keyLast, encodeLast(0, [hashSize]byte{}))
-	})
+	return s.db.Update(createLayout)
+}
+
+// createLayout makes the buckets and the header of an empty journal.
+func createLayout(tx *bolt.Tx) error {
+	meta, err := tx.CreateBucket(bucketMeta)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.CreateBucket(bucketEvents); err != nil {
+		return err
+	}
+	if _, err := tx.CreateBucket(bucketSnapshots); err != nil {
+		return err
+	}
+	if err := meta.Put(keyFormat, []byte(FormatName)); err != nil {
+		return err
+	}
+	if err := meta.Put(keyVersion, binary.BigEndian.AppendUint32(nil, FormatVersion)); err != nil {
+		return err
+	}
+	return meta.Put(keyLast, encodeLast(0, [hashSize]byte{}))
 }
 
 // checkTail compares meta/last with the last stored event. Both are
