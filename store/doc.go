@@ -169,7 +169,7 @@
 // SIGBUS, which no recover survives. So the store judges a file before
 // bbolt reads it, turns what bbolt still does on a damaged page into an
 // error, and a person sees one line naming the repair, never a stack
-// trace.
+// trace (internal/cli prints *DamagedError and *HistoryError so).
 //
 //   - Open takes the journal lock itself (bbolt's OpenFile hook) and,
 //     under it and before bbolt maps the file, reads both meta pages with
@@ -196,6 +196,14 @@
 //     checks, at about its cost, without its panics (tx.Check panics on
 //     a goroutine of its own, where no recover reaches). With a damaged
 //     page it reads no event through bbolt and sets Report.Damaged.
+//   - A missing or 0-byte journal.db is a new journal only in a state
+//     dir that shows no earlier one: a copy of a journal
+//     (journal.db.corrupt-*, journal.db.v*-*) or workspace checkpoints
+//     (checkpoints/shadow, checkpoints/last), which the host writes only
+//     after it opened a journal, make Open and Repair refuse it with a
+//     *HistoryError, since taking it would silently start history over.
+//     Options.AcceptEmpty (nexus import, which restores such a dir from
+//     an export) takes it.
 //
 // bbolt writes its pages in the machine's byte order; the store reads
 // them little-endian, which every platform nexus builds for is.

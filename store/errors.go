@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Typed errors below match them with errors.Is, so a
@@ -16,6 +17,8 @@ var (
 	ErrCorrupt = errors.New("store: journal corrupt; run nexus verify --repair")
 	// ErrDamaged matches *DamagedError.
 	ErrDamaged = errors.New("store: journal file damaged; run nexus verify --repair")
+	// ErrHistory matches *HistoryError.
+	ErrHistory = errors.New("store: journal is missing or empty but the state dir holds data of an earlier one")
 	// ErrSymlink refuses a state dir or journal file that is a symbolic link.
 	ErrSymlink = errors.New("store: refusing a symlinked state path; point --state-dir at the real directory")
 	// ErrHardLink refuses a journal file with more than one hard link.
@@ -87,6 +90,25 @@ func (e *DamagedError) Is(target error) bool { return target == ErrDamaged || ta
 func damaged(path, format string, args ...any) *DamagedError {
 	return &DamagedError{Path: path, Reason: fmt.Sprintf(format, args...)}
 }
+
+// HistoryError refuses to take a missing or empty journal.db as a new
+// journal when the state dir holds what an earlier journal left: a new
+// one would silently start history over.
+type HistoryError struct {
+	Path string
+	// Found names what was found, e.g. "checkpoints/shadow (workspace
+	// snapshots)", "journal.db.corrupt-1700000000 (a copy of a journal)".
+	Found []string
+}
+
+func (e *HistoryError) Error() string {
+	return fmt.Sprintf("store: journal %s is empty but the state dir holds data of an earlier journal: %s; "+
+		"it is not taken as a new journal: put journal.db back from a copy, or nexus import an export into it, or use another --state-dir",
+		e.Path, strings.Join(e.Found, ", "))
+}
+
+// Is makes errors.Is(err, ErrHistory) true.
+func (e *HistoryError) Is(target error) bool { return target == ErrHistory }
 
 // ArchiveError says an archive given to Import is not a valid export.
 type ArchiveError struct {

@@ -13,10 +13,15 @@ import (
 // opener is bbolt's OpenFile hook for a journal. It takes the journal
 // lock itself, so that the file is judged under the lock before bbolt
 // maps it (bbolt locks the same open file again, which succeeds at
-// once): a non-empty file must pass preflight.
+// once): an empty file is refused where an earlier journal left traces
+// (HistoryError), and a non-empty one must pass preflight.
 type opener struct {
+	dir     string
 	timeout time.Duration
-	file    *os.File // the file handed to bbolt
+	// acceptEmpty takes an empty file as a new journal whatever the
+	// state dir holds (Options.AcceptEmpty, and Repair's new file).
+	acceptEmpty bool
+	file        *os.File // the file handed to bbolt
 }
 
 func (o *opener) open(name string, flag int, perm os.FileMode) (*os.File, error) {
@@ -54,6 +59,9 @@ func (o *opener) check(f *os.File, name string) error {
 	}
 	if fi.Size() > 0 {
 		return preflight(f, name)
+	}
+	if found := earlierJournal(o.dir); !o.acceptEmpty && len(found) > 0 {
+		return &HistoryError{Path: name, Found: found}
 	}
 	return nil
 }

@@ -56,6 +56,13 @@ type Options struct {
 	// the journal lock before it returns a *LockedError. Zero means
 	// DefaultLockTimeout.
 	LockTimeout time.Duration
+	// AcceptEmpty takes a missing or empty journal.db as a new journal
+	// even where the state dir holds traces of an earlier one (copies of
+	// a journal, workspace checkpoints), which Open otherwise refuses
+	// with a *HistoryError. Dangerous: the earlier history is then
+	// silently gone from this state dir. Only for nexus import, which
+	// fills the new journal from an export.
+	AcceptEmpty bool
 	// NoSync turns off fsync. Dangerous: Append then acknowledges events
 	// that a power failure or kernel crash loses, breaking the journal's
 	// one promise. Only for tests and benchmarks that build throwaway
@@ -100,9 +107,11 @@ type Store struct {
 // hard-linked journal file, and returns a *LockedError if another process
 // holds the journal. It refuses a damaged file with a *DamagedError (see
 // doc.go, "Damaged journals": the meta pages, the file's length and the
-// branch pages are checked before bbolt reads anything else). It checks
-// that meta agrees with the events bucket but does not walk the chain
-// (that is Verify; Read checks what it reads).
+// branch pages are checked before bbolt reads anything else), and a
+// missing or empty journal.db in a state dir that holds traces of an
+// earlier journal with a *HistoryError. It checks that meta agrees with
+// the events bucket but does not walk the chain (that is Verify; Read
+// checks what it reads).
 func Open(dir string, opts Options) (*Store, error) {
 	return open(dir, JournalFile, opts, true)
 }
@@ -117,13 +126,19 @@ func open(dir, name string, opts Options, strict bool) (*Store, error) {
 	if err := checkJournalFile(path); err != nil {
 		return nil, err
 	}
-	_, statErr := os.Lstat(path)
+	fi, statErr := os.Lstat(path)
 	fresh := errors.Is(statErr, fs.ErrNotExist)
+	accept := opts.AcceptEmpty
+	if !accept && (fresh || (statErr == nil && fi.Size() == 0)) {
+		if found := earlierJournal(dir); len(found) > 0 {
+			return nil, &HistoryError{Path: path, Found: found}
+		}
+	}
 	timeout := opts.LockTimeout
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	o := &opener{timeout: timeout}
+	o := &opener{dir: dir, timeout: timeout, acceptEmpty: accept}
 	var db *bolt.DB
 	err := guard(func() (err error) {
 		db, err = bolt.Open(path, 0o600, &bolt.Options{
@@ -142,7 +157,7 @@ func open(dir, name string, opts Options, strict bool) (*Store, error) {
 	case errors.As(err, &bp):
 		return nil, damaged(path, "%v", bp)
 	case errors.Is(err, ErrSymlink) || errors.Is(err, ErrHardLink) || errors.Is(err, ErrNotJournal) ||
-		errors.Is(err, ErrDamaged):
+		errors.Is(err, ErrDamaged) || errors.Is(err, ErrHistory):
 		return nil, err
 	case err != nil:
 		return nil, fmt.Errorf("store: open journal %s: %w", path, err)

@@ -127,11 +127,15 @@ func (a *app) runningHost(ctx context.Context, dir string) *api.Client {
 }
 
 func (a *app) openStore(ctx context.Context) (*store.Store, error) {
+	return a.openStoreWith(ctx, store.Options{LockTimeout: time.Second})
+}
+
+func (a *app) openStoreWith(ctx context.Context, opts store.Options) (*store.Store, error) {
 	dir, err := a.resolveStateDir()
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(dir, store.Options{LockTimeout: time.Second})
+	st, err := store.Open(dir, opts)
 	if err != nil {
 		return nil, a.hostErr(ctx, dir, err)
 	}
@@ -248,7 +252,9 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 		return failErr("cannot open %s: %v", pos[0], err)
 	}
 	defer f.Close()
-	st, err := a.openStore(ctx)
+	// Import fills a new journal, so it may make one where an earlier
+	// journal left traces: that is how such a state dir is restored.
+	st, err := a.openStoreWith(ctx, store.Options{LockTimeout: time.Second, AcceptEmpty: true})
 	if err != nil {
 		return err
 	}
