@@ -100,7 +100,7 @@ func lingerString(d time.Duration) string {
 func (a *app) hostErr(ctx context.Context, dir string, err error) error {
 	var le *store.LockedError
 	if !errors.As(err, &le) {
-		return err
+		return journalErr(dir, err)
 	}
 	c, derr := api.Dial(ctx, filepath.Join(dir, host.SocketName), time.Second)
 	if derr == nil {
@@ -185,11 +185,7 @@ func (a *app) cmdVerify(ctx context.Context, args []string) error {
 		rep = r
 	}
 	if !rep.OK {
-		if rep.FirstBad != 0 {
-			return failErr("journal corrupt at seq %d: %s; run `nexus verify --repair` (it keeps the original aside)",
-				rep.FirstBad, rep.Reason)
-		}
-		return failErr("journal check failed: %s; run `nexus verify --repair` (it keeps the original aside)", rep.Reason)
+		return damagedErr(filepath.Join(dir, store.JournalFile), rep.Reason)
 	}
 	fmt.Fprintf(a.stdout, "ok: %d events, seq gapless, hash chain valid, %d snapshot(s) equal to a full replay\n",
 		rep.Events, len(rep.Snapshots))
