@@ -16,7 +16,8 @@
 //	host.pid     the pid of the process holding the journal lock (0600),
 //	             written right after the lock is taken and read only to name
 //	             the holder in a *LockedError
-//	journal.db.corrupt-<unix time>   copies kept by Repair
+//	journal.db.corrupt-<unix time>   originals kept by Repair
+//	journal.db.rebuild   a repair's new journal, until it replaces journal.db
 //
 // Open refuses a state dir or journal file that is a symbolic link (Lstat
 // before, O_NOFOLLOW on the open itself) and a journal file with more than
@@ -46,8 +47,8 @@
 // New files use 16 KiB bbolt pages (PageSize; an event never spans pages,
 // so larger pages waste less at their ends) and grow 4 MiB at a time. The
 // events bucket uses FillPercent 1.0: keys only grow, so full pages are
-// never split again. Nothing updates or deletes an event; the only
-// code that deletes is Repair, after copying the file aside.
+// never split again. Nothing updates or deletes an event; Repair writes
+// a new file and keeps the original (see Damaged journals).
 //
 // # Events
 //
@@ -137,8 +138,8 @@
 // against its hash and decoded on first use (core.Seal), so opening costs
 // the live part of the projection, not the whole history. A blob that
 // fails its hash then stops the host with a message naming
-// verify --repair; Verify finds it first, and Repair drops the snapshots
-// that name it, so the next open replays.
+// verify --repair; Verify finds it first, and Repair rebuilds the journal
+// from its events with one new snapshot, so the vault is written afresh.
 //
 // # Crash behaviour
 //
@@ -205,6 +206,49 @@
 //     Options.AcceptEmpty (nexus import, which restores such a dir from
 //     an export) takes it.
 //
+// Repair (nexus verify --repair) leaves a healthy journal alone.
+// Otherwise it reads the file with preads, without bbolt (salvage.go):
+//
+//   - Where it looks: the events bucket's leaves reached from the
+//     current meta page, stepping over damaged pages, then every other
+//     page that parses as a leaf, whatever its flags say. Free pages
+//     count: they hold older copies of leaves, so a value damaged in
+//     place often survives in one, and with both meta pages damaged the
+//     page size is guessed from the pages that carry their own id.
+//   - Intact: a value is the event at its seq when it decodes as the
+//     event with that seq and the chain vouches for its bytes: its
+//     stored hash equals BLAKE3(the hash before it || its bytes), or,
+//     when only its stored hash is damaged, the next event chains from
+//     BLAKE3(the hash before it || its bytes). The hash before seq 1 is
+//     32 zero bytes; before any other it is the previous intact event's
+//     hash or, when that event is lost, the stored hash of a copy of it
+//     that the event checked chains from (the hash is then vouched for
+//     even if the bytes before it are not). So a damaged event costs
+//     only itself; after a stretch of which no copy is left (a zeroed
+//     leaf) the first event is lost too, since nothing vouches for its
+//     bytes. Where two different values claim a seq (only a journal an
+//     older nexus truncated in place can hold both), the current tree's
+//     wins over a free page's.
+//   - What it writes: every intact event with its original bytes and,
+//     at each lost seq below the last intact event, a journal.repaired
+//     event (core.EvJournalRepaired, whose note says why and names the
+//     original), so seqs stay gapless from 1. The chain is computed
+//     afresh: from the first lost seq on the hashes differ from the
+//     original's, which is kept and still proves the rest. Events after
+//     the last intact one are gone; RepairResult.Dropped counts those
+//     meta/last says existed (a lower bound, DroppedAtLeast, when
+//     meta/last is unreadable too). No snapshot or vault blob is copied:
+//     the new file gets one snapshot of its full replay.
+//   - How it swaps: the new file, journal.db.rebuild, is verified in
+//     full before anything else changes; then the original is hard-linked
+//     as journal.db.corrupt-<unix time>, the new file renamed over
+//     journal.db and the dir fsynced, so journal.db always exists. A
+//     repair killed between link and rename leaves journal.db with two
+//     links; the next repair removes the backup link (the same file) and
+//     starts again. Open checks, under the lock, that the file it locked
+//     is still the one named journal.db, so a process that waited for the
+//     lock during a repair opens the new journal.
+//
 // bbolt writes its pages in the machine's byte order; the store reads
 // them little-endian, which every platform nexus builds for is.
 //
@@ -250,8 +294,8 @@
 //
 // A binary that predates a field skips it; its Verify then finds a
 // snapshot written by a newer binary unequal to its own replay (the field
-// is missing from the replay) and Repair drops that snapshot, which costs
-// a longer replay, never an event.
+// is missing from the replay) and Repair rebuilds the journal with its
+// own snapshot, which costs a replay, never an event.
 //
 // # Concurrency
 //

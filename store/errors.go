@@ -74,14 +74,15 @@ func corrupt(seq uint64, format string, args ...any) *CorruptError {
 
 // DamagedError says the journal file itself is damaged: a meta page, a
 // page of the B+tree or the file's length is not what bbolt wrote, so
-// bbolt cannot be trusted to read it.
+// bbolt cannot be trusted to read it. Repair rebuilds such a file.
 type DamagedError struct {
 	Path   string // the journal file
 	Reason string // what is wrong, e.g. "page 12: unexpected flags 0x0a"
 }
 
 func (e *DamagedError) Error() string {
-	return fmt.Sprintf("store: journal %s is damaged (%s); run nexus verify --repair", e.Path, e.Reason)
+	return fmt.Sprintf("store: journal %s is damaged (%s); nexus verify --repair rebuilds it from the intact events, keeping the original as %s.corrupt-<unix time>",
+		e.Path, e.Reason, e.Path)
 }
 
 // Is makes errors.Is(err, ErrDamaged) and errors.Is(err, ErrCorrupt) true.

@@ -128,7 +128,7 @@ func open(dir, name string, opts Options, strict bool) (*Store, error) {
 	}
 	fi, statErr := os.Lstat(path)
 	fresh := errors.Is(statErr, fs.ErrNotExist)
-	accept := opts.AcceptEmpty
+	accept := opts.AcceptEmpty || name != JournalFile
 	if !accept && (fresh || (statErr == nil && fi.Size() == 0)) {
 		if found := earlierJournal(dir); len(found) > 0 {
 			return nil, &HistoryError{Path: path, Found: found}

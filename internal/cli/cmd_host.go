@@ -144,7 +144,7 @@ func (a *app) openStoreWith(ctx context.Context, opts store.Options) (*store.Sto
 
 func (a *app) cmdVerify(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	repair := fs.Bool("repair", false, "truncate to the last valid event (the original is kept aside)")
+	repair := fs.Bool("repair", false, "rebuild the journal from its intact events (the original is kept aside)")
 	if _, err := parseArgs(fs, args, 0, 0, "nexus verify [--repair]"); err != nil {
 		return err
 	}
@@ -161,8 +161,7 @@ func (a *app) cmdVerify(ctx context.Context, args []string) error {
 			fmt.Fprintf(a.stdout, "ok: %d events; nothing to repair\n", res.After.Events)
 			return nil
 		}
-		fmt.Fprintf(a.stdout, "repaired: kept %d events, dropped %d; the original is in %s\n",
-			res.After.Events, res.Dropped, res.Backup)
+		fmt.Fprintln(a.stdout, repairSummary(res))
 		return nil
 	}
 	var rep store.Report

@@ -28,5 +28,60 @@ func journalErr(dir string, err error) error {
 }
 
 func damagedErr(path, reason string) error {
-	return failErr("journal %s is damaged (%s); run nexus verify --repair (it keeps the original aside)", path, reason)
+	return failErr("journal %s is damaged (%s); nexus verify --repair rebuilds it from the intact events, keeping the original as %s.corrupt-<unix time>",
+		path, reason, path)
+}
+
+// repairSummary is the line verify --repair prints after a repair.
+func repairSummary(res store.RepairResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "repaired: kept %d events", res.Kept)
+	if n := lostCount(res.Lost); n > 0 {
+		fmt.Fprintf(&b, ", lost %d (seq %s; each is now a journal.repaired event)", n, seqRanges(res.Lost))
+	}
+	switch {
+	case res.DroppedAtLeast && res.Dropped > 0:
+		fmt.Fprintf(&b, ", dropped at least %d from the end", res.Dropped)
+	case res.Dropped > 0:
+		fmt.Fprintf(&b, ", dropped %d from the end", res.Dropped)
+	}
+	if res.DroppedAtLeast {
+		fmt.Fprintf(&b, "; the file no longer records its last seq, so events after seq %d may be missing", res.After.LastSeq)
+	}
+	fmt.Fprintf(&b, "; the original is kept as %s", res.Backup)
+	return b.String()
+}
+
+func lostCount(rs []store.SeqRange) uint64 {
+	var n uint64
+	for _, r := range rs {
+		n += r.To - r.From + 1
+	}
+	return n
+}
+
+// seqRanges says "12, 40-52 and 3 more ranges", joining adjacent ones.
+func seqRanges(lost []store.SeqRange) string {
+	const shown = 4
+	var rs []store.SeqRange
+	for _, r := range lost {
+		if n := len(rs); n > 0 && rs[n-1].To+1 == r.From {
+			rs[n-1].To = r.To
+		} else {
+			rs = append(rs, r)
+		}
+	}
+	var parts []string
+	for i, r := range rs {
+		if i == shown {
+			parts[len(parts)-1] += fmt.Sprintf(" and %d more ranges", len(rs)-shown)
+			break
+		}
+		if r.From == r.To {
+			parts = append(parts, fmt.Sprint(r.From))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", r.From, r.To))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,38 +20,43 @@ const damagedEvents = 3000
 // TestE2EDamagedJournal damages a journal written by the store at the
 // byte level, one row per kind of damage, and runs the binary on it:
 // verify and the host (thread list starts one) each fail with exit 1 and
-// one line on stderr naming the repair, never a Go panic.
+// one line on stderr naming the repair, never a Go panic; verify
+// --repair rebuilds the journal and names the kept original; then verify
+// passes and the host starts.
 func TestE2EDamagedJournal(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		damage func(t *testing.T, f *journaldamage.File)
 		why    string // in the reason, between the parentheses
+		// lost: the repair may lose events (the damage destroyed them);
+		// otherwise it must keep every one.
+		lost bool
 	}{
 		{"flipped page flags", func(t *testing.T, f *journaldamage.File) {
 			check(t, f.FlipFlags(eventLeaves(t, f)[30].Page))
-		}, "flags 0x0a"},
+		}, "flags 0x0a", false},
 		{"zeroed page", func(t *testing.T, f *journaldamage.File) {
 			check(t, f.ZeroPage(eventLeaves(t, f)[30].Page))
-		}, "zeroed or overwritten"},
+		}, "zeroed or overwritten", true},
 		{"damaged branch page", func(t *testing.T, f *journaldamage.File) {
 			root, err := f.EventsRoot()
 			check(t, err)
 			check(t, f.PointOutside(root))
-		}, "outside the file's"},
+		}, "outside the file's", false},
 		{"truncated file", func(t *testing.T, f *journaldamage.File) {
 			check(t, f.Truncate(int64(f.Pages)*int64(f.PageSize)/2))
-		}, "it was cut short"},
+		}, "it was cut short", true},
 		{"one flipped bit in an event", func(t *testing.T, f *journaldamage.File) {
 			v, err := f.Value(1234)
 			check(t, err)
 			if n, err := f.FlipBit(v, 40); err != nil || n == 0 {
 				t.Fatalf("flipped %d copies: %v", n, err)
 			}
-		}, "seq 1234: hash does not chain"},
+		}, "seq 1234: hash does not chain", true},
 		{"both meta pages damaged", func(t *testing.T, f *journaldamage.File) {
 			check(t, f.DamageMetas())
-		}, "both meta pages are damaged"},
+		}, "both meta pages are damaged", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -63,10 +69,26 @@ func TestE2EDamagedJournal(t *testing.T) {
 			for _, args := range [][]string{{"verify"}, {"thread", "list"}} {
 				r := e.run(args...)
 				assertOneLine(t, args, r, "nexus: journal "+filepath.Join(e.dir, store.JournalFile)+" is damaged (")
-				if !strings.Contains(r.err, tc.why) || !strings.HasSuffix(r.err, "); run nexus verify --repair (it keeps the original aside)\n") {
+				if !strings.Contains(r.err, tc.why) || !strings.Contains(r.err,
+					"); nexus verify --repair rebuilds it from the intact events, keeping the original as "+filepath.Join(e.dir, "journal.db.corrupt-<unix time>")) {
 					t.Fatalf("nexus %v: stderr %q, want the reason %q and the repair", args, r.err, tc.why)
 				}
 			}
+			out := e.must("verify", "--repair")
+			m := regexp.MustCompile(`^repaired: kept (\d+) events.*; the original is kept as (\S+)$`).FindStringSubmatch(out)
+			if m == nil || strings.Contains(out, "\n") {
+				t.Fatalf("verify --repair: %q", out)
+			}
+			if _, err := os.Stat(m[2]); err != nil || filepath.Dir(m[2]) != e.dir {
+				t.Fatalf("the original %s is not kept in the state dir: %v", m[2], err)
+			}
+			if !tc.lost && m[1] != "3000" {
+				t.Fatalf("verify --repair kept %s of %d events: %q", m[1], damagedEvents, out)
+			}
+			if ok := e.must("verify"); !strings.HasPrefix(ok, "ok: ") {
+				t.Fatalf("verify after repair: %q", ok)
+			}
+			e.must("thread", "list")
 		})
 	}
 }
