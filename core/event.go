@@ -65,6 +65,10 @@ const (
 	EvCommandAccepted EventType = "command.accepted"
 	EvRuntimeWarning  EventType = "runtime.warning"
 	EvHostRecovered   EventType = "host.recovered"
+	// EvJournalRepaired stands at a seq whose event nexus verify --repair
+	// could not recover; Payload.Note says why and where the original
+	// journal is kept. It changes nothing but the seq.
+	EvJournalRepaired EventType = "journal.repaired"
 )
 
 // Receipt is the first outcome of a client command id. A retried command

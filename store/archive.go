@@ -100,14 +100,19 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (uint64, error) {
 	}
 	var n uint64
 	var hash [hashSize]byte
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		if s.last.Load() != 0 || !emptyBucket(tx, bucketEvents) || !emptyBucket(tx, bucketSnapshots) {
-			return ErrNotEmpty
-		}
-		var err error
-		n, hash, err = importFrames(ctx, bufio.NewReaderSize(r, 1<<20), tx)
-		return err
+	err := guard(func() error {
+		return s.db.Update(func(tx *bolt.Tx) error {
+			if s.last.Load() != 0 || !emptyBucket(tx, bucketEvents) || !emptyBucket(tx, bucketSnapshots) {
+				return ErrNotEmpty
+			}
+			var err error
+			n, hash, err = importFrames(ctx, bufio.NewReaderSize(r, 1<<20), tx)
+			return err
+		})
 	})
+	if bp, ok := err.(*bboltPanic); ok {
+		return 0, damaged(s.path, "%v", bp)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"github.com/nexus-tui/nexus/internal/failpoint"
 	"runtime"
@@ -197,9 +198,17 @@ func (s *Store) write(batch []*Pending, last uint64, hash [hashSize]byte) error 
 	if err != nil {
 		return fmt.Errorf("store: begin journal transaction: %w", err)
 	}
-	err = putBatch(tx, batch, last, hash)
+	err = guard(func() error { return putBatch(tx, batch, last, hash) })
 	if err == nil && s.beforeCommit != nil {
 		err = s.beforeCommit(tx)
+	}
+	var bp *bboltPanic
+	if errors.As(err, &bp) {
+		// bbolt met a damaged page on the way to the tail: nothing
+		// reached the file, but no later append can do better.
+		_ = guard(tx.Rollback)
+		s.failed = damaged(s.path, "%v", bp)
+		return s.failed
 	}
 	if err != nil {
 		// Nothing reached the file yet: the journal is unchanged and the
@@ -212,7 +221,11 @@ func (s *Store) write(batch []*Pending, last uint64, hash [hashSize]byte) error 
 		_ = tx.Rollback()
 		return fmt.Errorf("store: journal commit failed, nothing was acknowledged: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := guard(tx.Commit); err != nil {
+		if errors.As(err, &bp) {
+			s.failed = damaged(s.path, "%v", bp)
+			return s.failed
+		}
 		s.checkAfterFailedCommit()
 		return fmt.Errorf("store: journal commit failed, nothing was acknowledged: %w", err)
 	}
@@ -254,13 +267,15 @@ func putSeq(k []byte, seq uint64) {
 func (s *Store) checkAfterFailedCommit() {
 	var last uint64
 	var hash [hashSize]byte
-	err := s.db.View(func(tx *bolt.Tx) error {
-		var ok bool
-		last, hash, ok = parseLast(tx.Bucket(bucketMeta).Get(keyLast))
-		if !ok {
-			return corrupt(0, "meta/last is malformed")
-		}
-		return nil
+	err := guard(func() error {
+		return s.db.View(func(tx *bolt.Tx) error {
+			var ok bool
+			last, hash, ok = parseLast(tx.Bucket(bucketMeta).Get(keyLast))
+			if !ok {
+				return corrupt(0, "meta/last is malformed")
+			}
+			return nil
+		})
 	})
 	if err != nil || last != s.last.Load() || !bytes.Equal(hash[:], s.lastHash[:]) {
 		s.failed = ErrFailed

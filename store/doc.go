@@ -16,7 +16,8 @@
 //	host.pid     the pid of the process holding the journal lock (0600),
 //	             written right after the lock is taken and read only to name
 //	             the holder in a *LockedError
-//	journal.db.corrupt-<unix time>   copies kept by Repair
+//	journal.db.corrupt-<unix time>   originals kept by Repair
+//	journal.db.rebuild   a repair's new journal, until it replaces journal.db
 //
 // Open refuses a state dir or journal file that is a symbolic link (Lstat
 // before, O_NOFOLLOW on the open itself) and a journal file with more than
@@ -46,8 +47,8 @@
 // New files use 16 KiB bbolt pages (PageSize; an event never spans pages,
 // so larger pages waste less at their ends) and grow 4 MiB at a time. The
 // events bucket uses FillPercent 1.0: keys only grow, so full pages are
-// never split again. Nothing updates or deletes an event; the only
-// code that deletes is Repair, after copying the file aside.
+// never split again. Nothing updates or deletes an event; Repair writes
+// a new file and keeps the original (see Damaged journals).
 //
 // # Events
 //
@@ -137,8 +138,8 @@
 // against its hash and decoded on first use (core.Seal), so opening costs
 // the live part of the projection, not the whole history. A blob that
 // fails its hash then stops the host with a message naming
-// verify --repair; Verify finds it first, and Repair drops the snapshots
-// that name it, so the next open replays.
+// verify --repair; Verify finds it first, and Repair rebuilds the journal
+// from its events with one new snapshot, so the vault is written afresh.
 //
 // # Crash behaviour
 //
@@ -161,6 +162,95 @@
 // means a longer replay, never lost events. When Open creates the journal
 // file it fsyncs the state dir, and the dir above it, before returning,
 // so the file's name survives a power loss as surely as its contents.
+//
+// # Damaged journals
+//
+// bbolt trusts its file: on a page that is not what it wrote it panics,
+// and touching a page past the end of a file that was cut short is a
+// SIGBUS, which no recover survives. So the store judges a file before
+// bbolt reads it, turns what bbolt still does on a damaged page into an
+// error, and a person sees one line naming the repair, never a stack
+// trace (internal/cli prints *DamagedError and *HistoryError so).
+//
+//   - Open takes the journal lock itself (bbolt's OpenFile hook) and,
+//     under it and before bbolt maps the file, reads both meta pages with
+//     preads (magic, version, checksum) and checks that the file holds
+//     every page the current meta page counts (pagefile.go). Then it
+//     walks the B+tree from that meta page (pagewalk.go): the root
+//     bucket's leaf, every branch page of every bucket, and the headers
+//     of the first and the last leaf under each branch (the tail, where
+//     appends go): page ids, types, element bounds, key order. Then it
+//     loads the header and checks the tail. Each failure is a
+//     *DamagedError.
+//   - That walk reads a few dozen pages for a million events (about
+//     2 ms). Checking every page (150 ms for the million-event journal of
+//     BENCHMARKS.md, 448 MiB; the headers alone 40-80 ms) would break the
+//     100 ms open target, so a damaged leaf further back is found when
+//     something reads it: every call into bbolt runs in guard (guard.go),
+//     which turns a bbolt panic, and with debug.SetPanicOnFault a fault
+//     in the mapped file, into a *DamagedError naming the page (a full
+//     walk finds it). A host starts from a snapshot and the tail, so it
+//     starts on a journal whose damage lies in older history it does not
+//     read; verify, export, or a replay that reads that history fails
+//     with the same one line.
+//   - Verify walks every page first (checkPages): what bbolt's tx.Check
+//     checks, at about its cost, without its panics (tx.Check panics on
+//     a goroutine of its own, where no recover reaches). With a damaged
+//     page it reads no event through bbolt and sets Report.Damaged.
+//   - A missing or 0-byte journal.db is a new journal only in a state
+//     dir that shows no earlier one: a copy of a journal
+//     (journal.db.corrupt-*, journal.db.v*-*) or workspace checkpoints
+//     (checkpoints/shadow, checkpoints/last), which the host writes only
+//     after it opened a journal, make Open and Repair refuse it with a
+//     *HistoryError, since taking it would silently start history over.
+//     Options.AcceptEmpty (nexus import, which restores such a dir from
+//     an export) takes it.
+//
+// Repair (nexus verify --repair) leaves a healthy journal alone.
+// Otherwise it reads the file with preads, without bbolt (salvage.go):
+//
+//   - Where it looks: the events bucket's leaves reached from the
+//     current meta page, stepping over damaged pages, then every other
+//     page that parses as a leaf, whatever its flags say. Free pages
+//     count: they hold older copies of leaves, so a value damaged in
+//     place often survives in one, and with both meta pages damaged the
+//     page size is guessed from the pages that carry their own id.
+//   - Intact: a value is the event at its seq when it decodes as the
+//     event with that seq and the chain vouches for its bytes: its
+//     stored hash equals BLAKE3(the hash before it || its bytes), or,
+//     when only its stored hash is damaged, the next event chains from
+//     BLAKE3(the hash before it || its bytes). The hash before seq 1 is
+//     32 zero bytes; before any other it is the previous intact event's
+//     hash or, when that event is lost, the stored hash of a copy of it
+//     that the event checked chains from (the hash is then vouched for
+//     even if the bytes before it are not). So a damaged event costs
+//     only itself; after a stretch of which no copy is left (a zeroed
+//     leaf) the first event is lost too, since nothing vouches for its
+//     bytes. Where two different values claim a seq (only a journal an
+//     older nexus truncated in place can hold both), the current tree's
+//     wins over a free page's.
+//   - What it writes: every intact event with its original bytes and,
+//     at each lost seq below the last intact event, a journal.repaired
+//     event (core.EvJournalRepaired, whose note says why and names the
+//     original), so seqs stay gapless from 1. The chain is computed
+//     afresh: from the first lost seq on the hashes differ from the
+//     original's, which is kept and still proves the rest. Events after
+//     the last intact one are gone; RepairResult.Dropped counts those
+//     meta/last says existed (a lower bound, DroppedAtLeast, when
+//     meta/last is unreadable too). No snapshot or vault blob is copied:
+//     the new file gets one snapshot of its full replay.
+//   - How it swaps: the new file, journal.db.rebuild, is verified in
+//     full before anything else changes; then the original is hard-linked
+//     as journal.db.corrupt-<unix time>, the new file renamed over
+//     journal.db and the dir fsynced, so journal.db always exists. A
+//     repair killed between link and rename leaves journal.db with two
+//     links; the next repair removes the backup link (the same file) and
+//     starts again. Open checks, under the lock, that the file it locked
+//     is still the one named journal.db, so a process that waited for the
+//     lock during a repair opens the new journal.
+//
+// bbolt writes its pages in the machine's byte order; the store reads
+// them little-endian, which every platform nexus builds for is.
 //
 // # Archive
 //
@@ -204,8 +294,8 @@
 //
 // A binary that predates a field skips it; its Verify then finds a
 // snapshot written by a newer binary unequal to its own replay (the field
-// is missing from the replay) and Repair drops that snapshot, which costs
-// a longer replay, never an event.
+// is missing from the replay) and Repair rebuilds the journal with its
+// own snapshot, which costs a replay, never an event.
 //
 // # Concurrency
 //

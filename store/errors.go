@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Typed errors below match them with errors.Is, so a
@@ -12,8 +13,12 @@ var (
 	ErrClosed = errors.New("store: journal is closed; open the state dir again")
 	// ErrLocked matches *LockedError.
 	ErrLocked = errors.New("store: state dir is locked by another process; stop it or use another --state-dir")
-	// ErrCorrupt matches *CorruptError.
+	// ErrCorrupt matches *CorruptError and *DamagedError.
 	ErrCorrupt = errors.New("store: journal corrupt; run nexus verify --repair")
+	// ErrDamaged matches *DamagedError.
+	ErrDamaged = errors.New("store: journal file damaged; run nexus verify --repair")
+	// ErrHistory matches *HistoryError.
+	ErrHistory = errors.New("store: journal is missing or empty but the state dir holds data of an earlier one")
 	// ErrSymlink refuses a state dir or journal file that is a symbolic link.
 	ErrSymlink = errors.New("store: refusing a symlinked state path; point --state-dir at the real directory")
 	// ErrHardLink refuses a journal file with more than one hard link.
@@ -66,6 +71,45 @@ func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 func corrupt(seq uint64, format string, args ...any) *CorruptError {
 	return &CorruptError{Seq: seq, Reason: fmt.Sprintf(format, args...)}
 }
+
+// DamagedError says the journal file itself is damaged: a meta page, a
+// page of the B+tree or the file's length is not what bbolt wrote, so
+// bbolt cannot be trusted to read it. Repair rebuilds such a file.
+type DamagedError struct {
+	Path   string // the journal file
+	Reason string // what is wrong, e.g. "page 12: unexpected flags 0x0a"
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("store: journal %s is damaged (%s); nexus verify --repair rebuilds it from the intact events, keeping the original as %s.corrupt-<unix time>",
+		e.Path, e.Reason, e.Path)
+}
+
+// Is makes errors.Is(err, ErrDamaged) and errors.Is(err, ErrCorrupt) true.
+func (e *DamagedError) Is(target error) bool { return target == ErrDamaged || target == ErrCorrupt }
+
+func damaged(path, format string, args ...any) *DamagedError {
+	return &DamagedError{Path: path, Reason: fmt.Sprintf(format, args...)}
+}
+
+// HistoryError refuses to take a missing or empty journal.db as a new
+// journal when the state dir holds what an earlier journal left: a new
+// one would silently start history over.
+type HistoryError struct {
+	Path string
+	// Found names what was found, e.g. "checkpoints/shadow (workspace
+	// snapshots)", "journal.db.corrupt-1700000000 (a copy of a journal)".
+	Found []string
+}
+
+func (e *HistoryError) Error() string {
+	return fmt.Sprintf("store: journal %s is empty but the state dir holds data of an earlier journal: %s; "+
+		"it is not taken as a new journal: put journal.db back from a copy, or nexus import an export into it, or use another --state-dir",
+		e.Path, strings.Join(e.Found, ", "))
+}
+
+// Is makes errors.Is(err, ErrHistory) true.
+func (e *HistoryError) Is(target error) bool { return target == ErrHistory }
 
 // ArchiveError says an archive given to Import is not a valid export.
 type ArchiveError struct {

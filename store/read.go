@@ -99,9 +99,6 @@ func (s *Store) produce(ctx context.Context, from uint64, verify bool, out chan<
 		if err == errPastEnd {
 			return
 		}
-		if ce, ok := err.(*CorruptError); ok && ce.Seq == 0 {
-			ce.Seq = from // a bbolt panic somewhere in this chunk
-		}
 		if err != nil {
 			send(chunk{err: err})
 			return
@@ -169,20 +166,33 @@ func (s *Store) copyChunk(from uint64, needPrev bool, prev *[hashSize]byte) ([]r
 }
 
 // view is db.View that fails with ErrClosed after Close (which waits for
-// it) and turns a bbolt panic (it panics on some damaged pages) into a
-// CorruptError, so a damaged file is an error, not a crash.
-func (s *Store) view(fn func(*bolt.Tx) error) (err error) {
+// it) and turns a bbolt panic or a fault in the mapped file (see
+// guard.go) into a *DamagedError, so a damaged page is an error, not a
+// crash.
+func (s *Store) view(fn func(*bolt.Tx) error) error {
+	err := s.viewRaw(fn)
+	if bp, ok := err.(*bboltPanic); ok {
+		return s.damagedPage(bp)
+	}
+	return err
+}
+
+func (s *Store) viewRaw(fn func(*bolt.Tx) error) error {
 	s.closeMu.RLock()
 	defer s.closeMu.RUnlock()
 	if s.closed {
 		return ErrClosed
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = corrupt(0, "bbolt: %v", p)
-		}
-	}()
-	return s.db.View(fn)
+	return guard(func() error { return s.db.View(fn) })
+}
+
+// damagedPage names the page bbolt panicked on, by walking every page:
+// the same reason Verify gives, instead of bbolt's assertion.
+func (s *Store) damagedPage(bp *bboltPanic) error {
+	if problem, err := s.walkPages(true); err == nil && problem != "" {
+		return damaged(s.path, "%s", problem)
+	}
+	return damaged(s.path, "%v", bp)
 }
 
 // Read calls fn for every event with seq >= from, in order, until fn

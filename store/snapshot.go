@@ -60,21 +60,27 @@ func (s *Store) SaveSnapshot(st *core.State) error {
 	}
 	failpoint.Hit("store.snapshot.before")
 	defer failpoint.Hit("store.snapshot.after")
-	return s.db.Update(func(tx *bolt.Tx) error {
-		chain, err := hashAt(tx.Bucket(bucketEvents), st.Seq)
-		if err != nil {
-			return fmt.Errorf("store: cannot snapshot seq %d: %v; snapshot only appended state (a caller bug)", st.Seq, err)
-		}
-		copy(val[20:52], chain[:])
-		if err := putSealed(tx, blobs); err != nil {
-			return err
-		}
-		snaps := tx.Bucket(bucketSnapshots)
-		if err := snaps.Put(seqKey(st.Seq), val); err != nil {
-			return fmt.Errorf("store: save snapshot: %w", err)
-		}
-		return pruneSnapshots(snaps, SnapshotsKept)
+	err = guard(func() error {
+		return s.db.Update(func(tx *bolt.Tx) error {
+			chain, err := hashAt(tx.Bucket(bucketEvents), st.Seq)
+			if err != nil {
+				return fmt.Errorf("store: cannot snapshot seq %d: %v; snapshot only appended state (a caller bug)", st.Seq, err)
+			}
+			copy(val[20:52], chain[:])
+			if err := putSealed(tx, blobs); err != nil {
+				return err
+			}
+			snaps := tx.Bucket(bucketSnapshots)
+			if err := snaps.Put(seqKey(st.Seq), val); err != nil {
+				return fmt.Errorf("store: save snapshot: %w", err)
+			}
+			return pruneSnapshots(snaps, SnapshotsKept)
+		})
 	})
+	if bp, ok := err.(*bboltPanic); ok {
+		return damaged(s.path, "%v", bp)
+	}
+	return err
 }
 
 // pruneSnapshots deletes all but the newest keep snapshots.

@@ -56,6 +56,13 @@ type Options struct {
 	// the journal lock before it returns a *LockedError. Zero means
 	// DefaultLockTimeout.
 	LockTimeout time.Duration
+	// AcceptEmpty takes a missing or empty journal.db as a new journal
+	// even where the state dir holds traces of an earlier one (copies of
+	// a journal, workspace checkpoints), which Open otherwise refuses
+	// with a *HistoryError. Dangerous: the earlier history is then
+	// silently gone from this state dir. Only for nexus import, which
+	// fills the new journal from an export.
+	AcceptEmpty bool
 	// NoSync turns off fsync. Dangerous: Append then acknowledges events
 	// that a power failure or kernel crash loses, breaking the journal's
 	// one promise. Only for tests and benchmarks that build throwaway
@@ -69,6 +76,9 @@ type Store struct {
 	dir  string
 	path string
 	db   *bolt.DB
+	// file is bbolt's own handle on the journal file; walkPages reads
+	// the pages through it, not through bbolt.
+	file *os.File
 
 	reqs chan *Pending
 	// closeMu orders Enqueue against Close: senders hold it shared, so
@@ -95,40 +105,62 @@ type Store struct {
 // Open opens (creating if needed) the journal of the state dir dir and
 // starts its commit loop. It refuses a symlinked dir or journal file and a
 // hard-linked journal file, and returns a *LockedError if another process
-// holds the journal. It checks that meta agrees with the events bucket but
-// does not walk the chain (that is Verify; Read checks what it reads).
+// holds the journal. It refuses a damaged file with a *DamagedError (see
+// doc.go, "Damaged journals": the meta pages, the file's length and the
+// branch pages are checked before bbolt reads anything else), and a
+// missing or empty journal.db in a state dir that holds traces of an
+// earlier journal with a *HistoryError. It checks that meta agrees with
+// the events bucket but does not walk the chain (that is Verify; Read
+// checks what it reads).
 func Open(dir string, opts Options) (*Store, error) {
-	return open(dir, opts, true)
+	return open(dir, JournalFile, opts, true)
 }
 
-func open(dir string, opts Options, strict bool) (*Store, error) {
+// open opens the journal file name in dir; strict checks meta/last
+// against the last event.
+func open(dir, name string, opts Options, strict bool) (*Store, error) {
 	if err := prepareDir(dir); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, JournalFile)
+	path := filepath.Join(dir, name)
 	if err := checkJournalFile(path); err != nil {
 		return nil, err
 	}
-	_, statErr := os.Lstat(path)
+	fi, statErr := os.Lstat(path)
 	fresh := errors.Is(statErr, fs.ErrNotExist)
+	accept := opts.AcceptEmpty || name != JournalFile
+	if !accept && (fresh || (statErr == nil && fi.Size() == 0)) {
+		if found := earlierJournal(dir); len(found) > 0 {
+			return nil, &HistoryError{Path: path, Found: found}
+		}
+	}
 	timeout := opts.LockTimeout
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	db, err := boltOpen(path, &bolt.Options{
-		Timeout:  timeout,
-		NoSync:   opts.NoSync,
-		OpenFile: openJournalFile,
-		PageSize: PageSize,
+	o := &opener{dir: dir, timeout: timeout, acceptEmpty: accept}
+	var db *bolt.DB
+	err := guard(func() (err error) {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{
+			Timeout:  timeout,
+			NoSync:   opts.NoSync,
+			OpenFile: o.open,
+			PageSize: PageSize,
+		})
+		return err
 	})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, &LockedError{Dir: dir, PID: readPID(dir)}
 	}
-	if err != nil {
-		if errors.Is(err, ErrSymlink) || errors.Is(err, ErrHardLink) || errors.Is(err, ErrNotJournal) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("store: open journal %s: %w; if the file is damaged, move it aside and import an export", path, err)
+	var bp *bboltPanic
+	switch {
+	case errors.As(err, &bp):
+		return nil, damaged(path, "%v", bp)
+	case errors.Is(err, ErrSymlink) || errors.Is(err, ErrHardLink) || errors.Is(err, ErrNotJournal) ||
+		errors.Is(err, ErrDamaged) || errors.Is(err, ErrHistory):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("store: open journal %s: %w", path, err)
 	}
 	db.AllocSize = allocSize
 	if err := writePID(dir); err != nil {
@@ -144,9 +176,9 @@ func open(dir string, opts Options, strict bool) (*Store, error) {
 			return nil, fmt.Errorf("store: fsync state dir %s: %w", dir, err)
 		}
 	}
-	s := &Store{dir: dir, path: path, db: db,
+	s := &Store{dir: dir, path: path, db: db, file: o.file,
 		reqs: make(chan *Pending, 256), quit: make(chan struct{}), done: make(chan struct{})}
-	if err := s.load(strict); err != nil {
+	if err := s.openChecks(strict); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -154,14 +186,17 @@ func open(dir string, opts Options, strict bool) (*Store, error) {
 	return s, nil
 }
 
-// boltOpen is bolt.Open that turns a panic on a damaged file into an error.
-func boltOpen(path string, o *bolt.Options) (db *bolt.DB, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("bbolt: %v", p)
-		}
-	}()
-	return bolt.Open(path, 0o600, o)
+// openChecks walks the branch pages, then loads the header and the tail
+// (a bbolt panic on the way is a *DamagedError, see view).
+func (s *Store) openChecks(strict bool) error {
+	problem, err := s.walkPages(false)
+	if err == nil && problem != "" {
+		return damaged(s.path, "%s", problem)
+	}
+	if err == nil {
+		err = s.load(strict)
+	}
+	return err
 }
 
 // load checks the format header, creating the layout in a new file, and
@@ -209,25 +244,28 @@ func (s *Store) load(strict bool) error {
 	if err != nil || !fresh {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucket(bucketMeta)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.CreateBucket(bucketEvents); err != nil {
-			return err
-		}
-		if _, err := tx.CreateBucket(bucketSnapshots); err != nil {
-			return err
-		}
-		if err := meta.Put(keyFormat, []byte(FormatName)); err != nil {
-			return err
-		}
-		if err := meta.Put(keyVersion, binary.BigEndian.AppendUint32(nil, FormatVersion)); err != nil {
-			return err
-		}
-		return meta.Put(keyLast, encodeLast(0, [hashSize]byte{}))
-	})
+	return s.db.Update(createLayout)
+}
+
+// createLayout makes the buckets and the header of an empty journal.
+func createLayout(tx *bolt.Tx) error {
+	meta, err := tx.CreateBucket(bucketMeta)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.CreateBucket(bucketEvents); err != nil {
+		return err
+	}
+	if _, err := tx.CreateBucket(bucketSnapshots); err != nil {
+		return err
+	}
+	if err := meta.Put(keyFormat, []byte(FormatName)); err != nil {
+		return err
+	}
+	if err := meta.Put(keyVersion, binary.BigEndian.AppendUint32(nil, FormatVersion)); err != nil {
+		return err
+	}
+	return meta.Put(keyLast, encodeLast(0, [hashSize]byte{}))
 }
 
 // checkTail compares meta/last with the last stored event. Both are

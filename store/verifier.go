@@ -40,12 +40,26 @@ func (v *Verifier) State() *core.State { return v.st }
 // verified still carries the same hash; every new event is at the next
 // seq, chains, decodes and applies (each then goes to fn, if not nil);
 // every new snapshot equals the replay at its seq; meta agrees with the
-// last event; and, with Pages, bbolt's page check passes. Problems go into
+// last event; and, with Pages, every page of the file is sound (checked
+// first: a damaged page ends the Check with Report.Damaged). Problems go into
 // the Report (Events counts every verified event, old and new); the error
 // is for Check itself failing. After a failed Report the Verifier is
 // spent: start a new one.
 func (v *Verifier) Check(ctx context.Context, s *Store, fn func(*core.Event)) (Report, error) {
-	rep := Report{Events: v.seq}
+	if v.Pages {
+		// Pages first: events are read through bbolt, which must not
+		// meet a damaged page.
+		var rep Report
+		if err := s.checkPages(&rep); err != nil || rep.Damaged {
+			return rep, err
+		}
+		rep.Events = v.seq
+		return v.check(ctx, s, fn, rep)
+	}
+	return v.check(ctx, s, fn, Report{Events: v.seq})
+}
+
+func (v *Verifier) check(ctx context.Context, s *Store, fn func(*core.Event), rep Report) (Report, error) {
 	var snaps []uint64
 	var metaLast uint64
 	var metaHash [hashSize]byte
@@ -70,6 +84,11 @@ func (v *Verifier) Check(ctx context.Context, s *Store, fn func(*core.Event)) (R
 		metaLast, metaHash, metaOK = parseLast(tx.Bucket(bucketMeta).Get(keyLast))
 		return nil
 	})
+	if de := (*DamagedError)(nil); errors.As(err, &de) {
+		rep.Damaged = true
+		rep.fail("%s", de.Reason)
+		return rep, nil
+	}
 	if err != nil || rep.FirstBad != 0 {
 		return rep, err
 	}
@@ -117,7 +136,11 @@ func (v *Verifier) Check(ctx context.Context, s *Store, fn func(*core.Event)) (R
 		})
 	}
 	var ce *CorruptError
+	var de *DamagedError
 	switch {
+	case errors.As(err, &de):
+		rep.Damaged = true
+		rep.fail("%s", de.Reason)
 	case errors.As(err, &ce):
 		rep.FirstBad = max(ce.Seq, 1)
 		rep.fail("seq %d: %s", rep.FirstBad, ce.Reason)
@@ -140,11 +163,6 @@ func (v *Verifier) Check(ctx context.Context, s *Store, fn func(*core.Event)) (R
 		if !v.snaps[seq] && !slices.Contains(rep.BadSnapshots, seq) {
 			rep.BadSnapshots = append(rep.BadSnapshots, seq)
 			rep.fail("snapshot %d covers events that did not verify", seq)
-		}
-	}
-	if v.Pages {
-		if err := s.checkPages(&rep); err != nil {
-			return rep, err
 		}
 	}
 	rep.OK = rep.Reason == ""

@@ -100,7 +100,7 @@ func lingerString(d time.Duration) string {
 func (a *app) hostErr(ctx context.Context, dir string, err error) error {
 	var le *store.LockedError
 	if !errors.As(err, &le) {
-		return err
+		return journalErr(dir, err)
 	}
 	c, derr := api.Dial(ctx, filepath.Join(dir, host.SocketName), time.Second)
 	if derr == nil {
@@ -127,11 +127,15 @@ func (a *app) runningHost(ctx context.Context, dir string) *api.Client {
 }
 
 func (a *app) openStore(ctx context.Context) (*store.Store, error) {
+	return a.openStoreWith(ctx, store.Options{LockTimeout: time.Second})
+}
+
+func (a *app) openStoreWith(ctx context.Context, opts store.Options) (*store.Store, error) {
 	dir, err := a.resolveStateDir()
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(dir, store.Options{LockTimeout: time.Second})
+	st, err := store.Open(dir, opts)
 	if err != nil {
 		return nil, a.hostErr(ctx, dir, err)
 	}
@@ -140,7 +144,7 @@ func (a *app) openStore(ctx context.Context) (*store.Store, error) {
 
 func (a *app) cmdVerify(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	repair := fs.Bool("repair", false, "truncate to the last valid event (the original is kept aside)")
+	repair := fs.Bool("repair", false, "rebuild the journal from its intact events (the original is kept aside)")
 	if _, err := parseArgs(fs, args, 0, 0, "nexus verify [--repair]"); err != nil {
 		return err
 	}
@@ -157,8 +161,7 @@ func (a *app) cmdVerify(ctx context.Context, args []string) error {
 			fmt.Fprintf(a.stdout, "ok: %d events; nothing to repair\n", res.After.Events)
 			return nil
 		}
-		fmt.Fprintf(a.stdout, "repaired: kept %d events, dropped %d; the original is in %s\n",
-			res.After.Events, res.Dropped, res.Backup)
+		fmt.Fprintln(a.stdout, repairSummary(res))
 		return nil
 	}
 	var rep store.Report
@@ -181,11 +184,7 @@ func (a *app) cmdVerify(ctx context.Context, args []string) error {
 		rep = r
 	}
 	if !rep.OK {
-		if rep.FirstBad != 0 {
-			return failErr("journal corrupt at seq %d: %s; run `nexus verify --repair` (it keeps the original aside)",
-				rep.FirstBad, rep.Reason)
-		}
-		return failErr("journal check failed: %s; run `nexus verify --repair` (it keeps the original aside)", rep.Reason)
+		return damagedErr(filepath.Join(dir, store.JournalFile), rep.Reason)
 	}
 	fmt.Fprintf(a.stdout, "ok: %d events, seq gapless, hash chain valid, %d snapshot(s) equal to a full replay\n",
 		rep.Events, len(rep.Snapshots))
@@ -248,7 +247,9 @@ func (a *app) cmdImport(ctx context.Context, args []string) error {
 		return failErr("cannot open %s: %v", pos[0], err)
 	}
 	defer f.Close()
-	st, err := a.openStore(ctx)
+	// Import fills a new journal, so it may make one where an earlier
+	// journal left traces: that is how such a state dir is restored.
+	st, err := a.openStoreWith(ctx, store.Options{LockTimeout: time.Second, AcceptEmpty: true})
 	if err != nil {
 		return err
 	}

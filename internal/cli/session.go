@@ -104,7 +104,7 @@ func (a *app) dialOrHost(ctx context.Context, readOnly bool) (*session, error) {
 		}
 		var le *store.LockedError
 		if !errors.As(err, &le) {
-			return nil, err
+			return nil, journalErr(dir, err)
 		}
 		if time.Now().After(deadline) {
 			return nil, &exitError{code: ExitLocked, msg: fmt.Sprintf(

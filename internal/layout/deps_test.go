@@ -54,6 +54,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "internal/e2e", stdOnly: true},
 		{pkg: "internal/layout", stdOnly: true},
 		{pkg: "internal/journalgen", stdOnly: true},
+		{pkg: "internal/journaldamage", stdOnly: true},
 		// Cleaning untrusted text for a terminal: the UI and the command
 		// line share it.
 		{pkg: "internal/textsafe", forbidden: []string{"core", "store", "providers", "workers", "tui", "themes",
