@@ -33,7 +33,7 @@ type client struct{ s *session }
 var _ sdk.Client = (*client)(nil)
 
 // confine resolves a path the agent names and refuses anything outside
-// the thread's workspace (symlinks included).
+// the thread's workspace (symlinks included); ACP paths are absolute.
 func (c *client) confine(path string) (string, error) {
 	c.s.mu.Lock()
 	ws := c.s.workspace
@@ -41,32 +41,7 @@ func (c *client) confine(path string) (string, error) {
 	if !filepath.IsAbs(path) {
 		return "", fmt.Errorf("nexus: path %q is not absolute", path)
 	}
-	if ws == "" {
-		return filepath.Clean(path), nil
-	}
-	root, err := filepath.EvalSymlinks(ws)
-	if err != nil {
-		root = ws
-	}
-	p := filepath.Clean(path)
-	// Resolve the deepest existing ancestor so a symlink cannot lead out.
-	dir, rest := p, ""
-	for {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			p = filepath.Join(r, rest)
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-	}
-	if p != root && !strings.HasPrefix(p, root+string(filepath.Separator)) {
-		return "", fmt.Errorf("nexus: %s is outside the workspace %s", path, ws)
-	}
-	return p, nil
+	return agentproc.Confine(ws, path)
 }
 
 // ReadTextFile answers a missing file with empty content, not an error:
