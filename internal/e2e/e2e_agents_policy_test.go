@@ -10,7 +10,7 @@ import (
 )
 
 // The approval policy reaches each agent's own controls (README,
-// "Approval policy"). For the real Codex: under ask,
+// "Approval policy"). For the real Codex and Claude Code: under ask,
 // creating a file stops for an approval and allowing it creates the file;
 // under allow-writes (a profile of the config file) a write goes through
 // without asking while a command still asks; under --yes nothing asks;
@@ -60,6 +60,39 @@ func TestCodexPolicy(t *testing.T) {
 	if out := unasked(t, e, yes, "write: ../outside.txt"); !strings.Contains(out, "rejected") {
 		t.Errorf("the patch outside the workspace under --yes: reply %q, want it rejected", out)
 	}
+	noOutside(t, e)
+}
+
+// TestClaudePolicy: Claude Code runs in default permission mode and asks
+// nexus before every write and command; nexus answers what the thread
+// allows and denies a write outside the workspace itself.
+func TestClaudePolicy(t *testing.T) {
+	needCLI(t, "claude")
+	anthropicModel(t)
+	policyConfig(t, "claude")
+	e := newEnv(t)
+	defer e.serve()()
+	outside := filepath.Join(e.ws, "..", "outside.txt")
+
+	ask := e.must("thread", "new", "--provider", "claude", "--workspace", e.ws)
+	askedThenAllowed(t, e, ask, "write: "+filepath.Join(e.ws, "made.txt"), "Write")
+	wantFile(t, filepath.Join(e.ws, "made.txt"))
+	if out := unasked(t, e, ask, "write: "+outside); !strings.Contains(out, "outside") {
+		t.Errorf("the write outside the workspace: reply %q, want nexus's denial", out)
+	}
+	noOutside(t, e)
+
+	writes := e.must("thread", "new", "--provider", "claude-writes", "--workspace", e.ws)
+	unasked(t, e, writes, "write: "+filepath.Join(e.ws, "written.txt"))
+	wantFile(t, filepath.Join(e.ws, "written.txt"))
+	askedThenDenied(t, e, writes, "run: touch cmd.txt", "touch cmd.txt")
+	unasked(t, e, writes, "write: "+outside)
+	noOutside(t, e)
+
+	yes := e.must("thread", "new", "--provider", "claude", "--workspace", e.ws, "--yes")
+	unasked(t, e, yes, "run: touch yes.txt")
+	wantFile(t, filepath.Join(e.ws, "yes.txt"))
+	unasked(t, e, yes, "write: "+outside)
 	noOutside(t, e)
 }
 
