@@ -253,6 +253,19 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 		return cancelled, nil
 	}
 	action := actionOf(p.ToolCall.Kind)
+	if out := c.outside(action, p.ToolCall); out != "" {
+		// Never an edit outside the workspace, whoever would answer: an
+		// agent that writes its files itself would write it.
+		t.Obs(core.Observation{Kind: core.ObsWarning, Text: fmt.Sprintf("nexus rejected %s: %s is outside the workspace",
+			p.ToolCall.ToolCallId, out)})
+		s.mu.Lock()
+		s.denied = true // an agent that ends its turn on a rejection says so
+		s.mu.Unlock()
+		if id, ok := pick(p.Options, sdk.PermissionOptionKindRejectOnce, sdk.PermissionOptionKindRejectAlways); ok {
+			return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(id)}, nil
+		}
+		return cancelled, nil
+	}
 	if action != "" && t.E.Turn != nil && t.E.Turn.Policy.Allows(action) {
 		if id, ok := pick(p.Options, sdk.PermissionOptionKindAllowOnce, sdk.PermissionOptionKindAllowAlways); ok {
 			return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(id)}, nil
@@ -305,6 +318,33 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 		s.mu.Unlock()
 	}
 	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(id)}, nil
+}
+
+// outside is the first file an edit (action write) names, in its
+// locations or diffs, that is outside the workspace; "" when none is, or
+// for other actions.
+func (c *client) outside(action string, tc sdk.ToolCallUpdate) string {
+	if action != "write" {
+		return ""
+	}
+	c.s.mu.Lock()
+	ws := c.s.workspace
+	c.s.mu.Unlock()
+	var ps []string
+	for _, l := range tc.Locations {
+		ps = append(ps, l.Path)
+	}
+	for _, ct := range tc.Content {
+		if ct.Diff != nil {
+			ps = append(ps, ct.Diff.Path)
+		}
+	}
+	for _, p := range ps {
+		if _, err := agentproc.Confine(ws, p); err != nil {
+			return p
+		}
+	}
+	return ""
 }
 
 // pick is the first option of the first kind that has one; ok is false
