@@ -30,8 +30,8 @@ func TestApprovalPolicy(t *testing.T) {
 
 // Allow-writes on a real thread: the policy goes with thread/start and
 // turn/start (see the script), a patch in the workspace is accepted
-// without asking, one that leaves it is declined without asking, and a
-// patch whose files are not known and every command are asked about.
+// without asking, one that leaves it is declined without asking, and
+// patches whose files are not known and every command are asked about.
 func TestPolicyReachesCodex(t *testing.T) {
 	p, sink, log := fake(t, "policy.txt", agentproc.Settings{})
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
@@ -47,6 +47,13 @@ func TestPolicyReachesCodex(t *testing.T) {
 	a := effect(core.EffAnswer, "R1:answer", 1)
 	a.Request = &core.Request{Key: "12", Response: core.RespAllow}
 	p.Handle(a)
+	q = sink.Wait(t, wait, "the empty patch's approval", func(o core.Observation) bool { return o.Kind == core.ObsRequest && o.Key == "14" })
+	if q.Prompt != "Allow Codex to change files?" {
+		t.Fatalf("empty patch request = %+v", q)
+	}
+	a = effect(core.EffAnswer, "R3:answer", 1)
+	a.Request = &core.Request{Key: "14", Response: core.RespDeny}
+	p.Handle(a)
 	q = sink.Wait(t, wait, "the command's approval", func(o core.Observation) bool { return o.Kind == core.ObsRequest && o.Key == "13" })
 	if q.Action != "command" {
 		t.Fatalf("command request = %+v", q)
@@ -61,8 +68,8 @@ func TestPolicyReachesCodex(t *testing.T) {
 		requests += boolInt(o.Kind == core.ObsRequest)
 		warned = warned || o.Kind == core.ObsWarning && strings.Contains(o.Text, "outside.txt: it is outside the workspace")
 	}
-	if requests != 2 || !warned {
-		t.Errorf("%d requests (want 2: no patch in or out of the workspace asks), warned of the declined patch: %v\n%s",
+	if requests != 3 || !warned {
+		t.Errorf("%d requests (want 3: no patch in or out of the workspace asks), warned of the declined patch: %v\n%s",
 			requests, warned, sink.Dump())
 	}
 

@@ -178,7 +178,7 @@ func (s *session) patchPrompt(r *rpc, m msg, t *agentproc.Turn, itemID, grantRoo
 
 // patchPaths are the files a patch approval is for: applyPatchApproval
 // names them; item/fileChange/requestApproval does not, and they come
-// from its item's item/started. known is false when neither says.
+// from its item's item/started. known is false when neither names any.
 func (s *session) patchPaths(itemID string, changes map[string]json.RawMessage) (paths []string, known bool) {
 	if len(changes) > 0 {
 		for path := range changes {
@@ -189,8 +189,8 @@ func (s *session) patchPaths(itemID string, changes map[string]json.RawMessage) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	paths, known = s.patches[itemID]
-	return paths, known
+	paths = s.patches[itemID]
+	return paths, len(paths) > 0
 }
 
 // outside is the first of paths ("" ones skipped) outside the workspace
