@@ -80,7 +80,10 @@
 // (core.Command.Allow, the same list as `thread new --yes` and "allow
 // always") when the thread is created, by the command line and the UI;
 // `--yes` still allows both. A thread keeps its list when it switches
-// provider, and a fork inherits it.
+// provider, and a fork inherits it. Each adapter turns the list into its
+// agent's own controls (Codex's approval policy and sandbox, Claude
+// Code's permission mode, ACP's permission options): README, "Approval
+// policy", and providers/*/doc.go.
 //
 // # Precedence
 //

@@ -143,7 +143,9 @@ func TestClaudeACP(t *testing.T) {
 func TestCodexACP(t *testing.T) {
 	needCLI(t, "codex-acp")
 	m := startFakeModel(t, responsesAPI)
-	codexConfig(t, m.URL)
+	// codex-acp takes its policy from the config: ask before a command
+	// that leaves the sandbox.
+	codexConfig(t, m.URL, `approval_policy = "on-request"`, `sandbox_mode = "workspace-write"`)
 	acpFlow(t, acpAgent{profile: "codex-acp", deniedRun: "interrupted", denied: "ended the turn when its request was denied"})
 }
 

@@ -10,8 +10,10 @@ import (
 )
 
 // codexConfig points Codex at the fake Responses API ($CODEX_HOME is set
-// by needCLI), asking before escalated commands.
-func codexConfig(t *testing.T, url string) {
+// by needCLI). It sets no approval policy or sandbox: nexus's codex
+// adapter sends its own with each thread and turn; more adds lines at the
+// top (codex-acp's policy).
+func codexConfig(t *testing.T, url string, more ...string) {
 	t.Helper()
 	home := os.Getenv("CODEX_HOME")
 	if err := os.MkdirAll(home, 0o700); err != nil {
@@ -19,9 +21,7 @@ func codexConfig(t *testing.T, url string) {
 	}
 	cfg := fmt.Sprintf(`model = "fake"
 model_provider = "fake"
-approval_policy = "on-request"
-sandbox_mode = "workspace-write"
-
+%s
 [model_providers.fake]
 name = "fake"
 base_url = "%s/v1"
@@ -29,7 +29,7 @@ wire_api = "responses"
 env_key = "FAKE_OPENAI_KEY"
 request_max_retries = 0
 stream_max_retries = 0
-`, url)
+`, strings.Join(more, "\n"), url)
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ package e2e
 //	"run: CMD"    a shell tool call running CMD (Bash, exec_command,
 //	              run_shell_command); once the request carries its result:
 //	              "tool said: <output>"
+//	"write: PATH" a tool call that creates PATH (Claude Code's Write,
+//	              Codex's apply_patch); then "tool said: <output>"
 //	"ask: Q"      a question (AskUserQuestion) with options red and blue
 //	"todo"        a todo list tool call
 //	"recall"      "first: <the first user text of the conversation>",
@@ -78,7 +80,7 @@ func startFakeModel(t *testing.T, h func(m *fakeModel) http.Handler) *fakeModel 
 type reply struct {
 	Chunks []string
 	Delay  time.Duration
-	Tool   string // the generic tool: shell, ask, todo, write (Claude Code's only)
+	Tool   string // the generic tool: shell, ask, todo, write (Claude Code, Codex)
 	Arg    string
 }
 
@@ -281,7 +283,13 @@ func anthropicStream(s *sse, model string, rp reply) {
 }
 
 // responsesAPI is the OpenAI Responses API (Codex): POST /v1/responses.
-func responsesAPI(m *fakeModel) http.Handler {
+func responsesAPI(m *fakeModel) http.Handler { return responses(m, true) }
+
+// sandboxedResponsesAPI is responsesAPI for a model that never asks to
+// run a command outside the sandbox, whatever its instructions say.
+func sandboxedResponsesAPI(m *fakeModel) http.Handler { return responses(m, false) }
+
+func responses(m *fakeModel, mayEscalate bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if !strings.HasSuffix(r.URL.Path, "/responses") {
@@ -339,11 +347,15 @@ func responsesAPI(m *fakeModel) http.Handler {
 		for _, tl := range req.Tools {
 			tools[tl.Name] = true
 		}
-		responsesStream(newSSE(w), script(text, users, hasResult, result), tools)
+		// Like a model that reads its instructions, ask to leave the
+		// sandbox only when they tell it how (approval_policy on-request;
+		// untrusted and never do not).
+		escalate := mayEscalate && strings.Contains(string(body), "# Escalation Requests")
+		responsesStream(newSSE(w), script(text, users, hasResult, result), tools, escalate)
 	})
 }
 
-func responsesStream(s *sse, rp reply, tools map[string]bool) {
+func responsesStream(s *sse, rp reply, tools map[string]bool, escalate bool) {
 	id := fmt.Sprintf("resp_%d", time.Now().UnixNano())
 	s.send("response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id, "status": "in_progress"}})
 	if len(rp.Chunks) > 0 {
@@ -360,7 +372,7 @@ func responsesStream(s *sse, rp reply, tools map[string]bool) {
 				"content": []any{map[string]any{"type": "output_text", "text": strings.Join(rp.Chunks, ""), "annotations": []any{}}}}})
 	}
 	if rp.Tool != "" {
-		name, args := responsesTool(rp, tools)
+		name, args := responsesTool(rp, tools, escalate)
 		b, _ := json.Marshal(args)
 		s.send("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 1,
 			"item": map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", time.Now().UnixNano()),
@@ -371,16 +383,25 @@ func responsesStream(s *sse, rp reply, tools map[string]bool) {
 			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}}})
 }
 
-// responsesTool is Codex's tool call for a generic script tool.
-func responsesTool(rp reply, tools map[string]bool) (string, any) {
+// responsesTool is Codex's tool call for a generic script tool; escalate
+// asks to run a command outside the sandbox (which makes Codex ask for
+// approval under on-request).
+func responsesTool(rp reply, tools map[string]bool, escalate bool) (string, any) {
 	switch rp.Tool {
 	case "shell":
-		if tools["exec_command"] || !tools["shell"] {
-			// Escalation makes Codex ask for approval under on-request.
+		if (tools["exec_command"] || !tools["shell"]) && escalate {
 			return "exec_command", map[string]any{"cmd": rp.Arg, "sandbox_permissions": "require_escalated",
 				"justification": "run " + rp.Arg}
 		}
+		if tools["exec_command"] || !tools["shell"] {
+			return "exec_command", map[string]any{"cmd": rp.Arg}
+		}
 		return "shell", map[string]any{"command": []string{"bash", "-lc", rp.Arg}}
+	case "write":
+		// Codex has no apply_patch tool for an unknown model, and takes
+		// an apply_patch heredoc in a command for a patch (fileChange).
+		patch := "*** Begin Patch\n*** Add File: " + rp.Arg + "\n+written by Codex\n*** End Patch\n"
+		return "exec_command", map[string]any{"cmd": "apply_patch <<'EOF'\n" + patch + "EOF\n"}
 	case "ask":
 		return "request_user_input", map[string]any{"questions": []any{map[string]any{"id": "color", "header": "Color",
 			"question": rp.Arg, "options": []any{map[string]any{"label": "red", "description": "warm"},

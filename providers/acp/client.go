@@ -33,7 +33,7 @@ type client struct{ s *session }
 var _ sdk.Client = (*client)(nil)
 
 // confine resolves a path the agent names and refuses anything outside
-// the thread's workspace (symlinks included).
+// the thread's workspace (symlinks included); ACP paths are absolute.
 func (c *client) confine(path string) (string, error) {
 	c.s.mu.Lock()
 	ws := c.s.workspace
@@ -41,32 +41,7 @@ func (c *client) confine(path string) (string, error) {
 	if !filepath.IsAbs(path) {
 		return "", fmt.Errorf("nexus: path %q is not absolute", path)
 	}
-	if ws == "" {
-		return filepath.Clean(path), nil
-	}
-	root, err := filepath.EvalSymlinks(ws)
-	if err != nil {
-		root = ws
-	}
-	p := filepath.Clean(path)
-	// Resolve the deepest existing ancestor so a symlink cannot lead out.
-	dir, rest := p, ""
-	for {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			p = filepath.Join(r, rest)
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-	}
-	if p != root && !strings.HasPrefix(p, root+string(filepath.Separator)) {
-		return "", fmt.Errorf("nexus: %s is outside the workspace %s", path, ws)
-	}
-	return p, nil
+	return agentproc.Confine(ws, path)
 }
 
 // ReadTextFile answers a missing file with empty content, not an error:
@@ -278,6 +253,19 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 		return cancelled, nil
 	}
 	action := actionOf(p.ToolCall.Kind)
+	if out := c.outside(action, p.ToolCall); out != "" {
+		// Never an edit outside the workspace, whoever would answer: an
+		// agent that writes its files itself would write it.
+		t.Obs(core.Observation{Kind: core.ObsWarning, Text: fmt.Sprintf("nexus rejected %s: %s is outside the workspace",
+			p.ToolCall.ToolCallId, out)})
+		s.mu.Lock()
+		s.denied = true // an agent that ends its turn on a rejection says so
+		s.mu.Unlock()
+		if id, ok := pick(p.Options, sdk.PermissionOptionKindRejectOnce, sdk.PermissionOptionKindRejectAlways); ok {
+			return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(id)}, nil
+		}
+		return cancelled, nil
+	}
 	if action != "" && t.E.Turn != nil && t.E.Turn.Policy.Allows(action) {
 		if id, ok := pick(p.Options, sdk.PermissionOptionKindAllowOnce, sdk.PermissionOptionKindAllowAlways); ok {
 			return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(id)}, nil
@@ -330,6 +318,33 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 		s.mu.Unlock()
 	}
 	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(id)}, nil
+}
+
+// outside is the first file an edit (action write) names, in its
+// locations or diffs, that is outside the workspace; "" when none is, or
+// for other actions.
+func (c *client) outside(action string, tc sdk.ToolCallUpdate) string {
+	if action != "write" {
+		return ""
+	}
+	c.s.mu.Lock()
+	ws := c.s.workspace
+	c.s.mu.Unlock()
+	var ps []string
+	for _, l := range tc.Locations {
+		ps = append(ps, l.Path)
+	}
+	for _, ct := range tc.Content {
+		if ct.Diff != nil {
+			ps = append(ps, ct.Diff.Path)
+		}
+	}
+	for _, p := range ps {
+		if _, err := agentproc.Confine(ws, p); err != nil {
+			return p
+		}
+	}
+	return ""
 }
 
 // pick is the first option of the first kind that has one; ok is false

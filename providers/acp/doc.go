@@ -45,8 +45,30 @@
 //   - session/request_permission becomes an approval (tool kinds edit,
 //     delete, move are action "write"; execute is "command"), answered
 //     with the matching option (allow_once, allow_always, reject_once,
-//     falling back to the nearest kind). Actions the thread allows are
-//     allowed without asking.
+//     falling back to the nearest kind), or cancelled when the agent
+//     offers none of them. See Policy for what nexus answers itself.
+//
+// # Policy
+//
+// ACP has no approval policy to send: the agent asks by its own rules
+// (its mode, its settings), and nexus answers each permission by the
+// thread's allow list (the profile's approval, --yes, "allow always"):
+//
+//	policy          nexus picks allow_once for   the person is asked about
+//	ask             nothing                      every permission
+//	allow-writes    edit, delete, move           execute and the rest
+//	allow-commands  execute                      edits and the rest
+//	allow-all       edit, delete, move, execute  the rest (read, fetch, ...)
+//
+// allow_once rather than allow_always (unless it is the only allow
+// option), so that the agent asks again next time and the thread's
+// policy keeps answering. An edit that names a file outside
+// the workspace (a location or a diff path; agentproc.Confine) gets
+// reject_once (else reject_always, else cancelled) at once under every
+// policy, with a warning on the thread. nexus's own fs/write_text_file
+// is confined to the workspace besides (Files). An agent that runs its
+// commands itself, or asks about edits naming no file, is confined only
+// by its own sandbox, if any: nexus cannot see where they write.
 //
 // Interrupt is session/cancel, after which every pending permission
 // request is answered cancelled, as the protocol requires; the prompt then

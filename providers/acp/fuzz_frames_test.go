@@ -28,6 +28,8 @@ var acpSeeds = []string{
 {"id":100,"method":"session/request_permission","params":{"sessionId":"s-1","toolCall":{"toolCallId":"tc1","title":"touch x","kind":"execute"},"options":[{"optionId":"yes","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}}`,
 	`{"id":101,"method":"session/request_permission","params":{"sessionId":"s-1","toolCall":{"toolCallId":"tc2","kind":"edit"},"options":[{"optionId":"always","name":"Always","kind":"allow_always"}]}}
 {"id":102,"method":"session/request_permission","params":{"sessionId":"s-1","toolCall":{"toolCallId":"tc3","title":"rm"},"options":[]}}`,
+	`{"id":103,"method":"session/request_permission","params":{"sessionId":"s-1","toolCall":{"toolCallId":"tc5","kind":"edit","locations":[{"path":"/ws/../etc/x"}]},"options":[{"optionId":"yes","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}}
+{"id":104,"method":"session/request_permission","params":{"sessionId":"s-1","toolCall":{"toolCallId":"tc6","kind":"move","content":[{"type":"diff","path":"/tmp/x","newText":"b"}]},"options":[{"optionId":"always","name":"Always","kind":"allow_always"}]}}`,
 	`{"method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"tool_call_update","toolCallId":"tc1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"made x"}},{"type":"diff","path":"/ws/a.go","oldText":"a","newText":"b"},{"type":"terminal","terminalId":"term-1"}]}}}`,
 	`{"method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"tool_call","toolCallId":"tc4","title":"Edit","kind":"edit","locations":[{"path":"/ws/a.go"},{"path":"/etc/x"}]}}}
 {"method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"tool_call_update","toolCallId":"tc4","status":"completed"}}}`,
@@ -83,7 +85,8 @@ type rpcLine struct {
 // turn allows writes. Besides never panicking or hanging, it checks that
 // a permission is either answered at once or becomes one request that
 // its answer releases, with an option the agent offered of the kind
-// asked for; and that the observations are well formed (checkACPObs).
+// asked for (an edit outside the workspace: rejected at once); and that
+// the observations are well formed (checkACPObs).
 func FuzzACPFrames(f *testing.F) {
 	for _, s := range acpSeeds {
 		f.Add([]byte(s))
@@ -151,8 +154,12 @@ func permission(t *testing.T, c *client, sink *obsLog, p sdk.RequestPermissionRe
 	var got sdk.RequestPermissionResponse
 	select {
 	case got = <-done:
-		// Answered at once: no running turn, or the thread allows it.
+		// Answered at once: no running turn, an edit outside the
+		// workspace (rejected), or the thread allows it.
 		resp = core.RespAllow
+		if c.outside(actionOf(p.ToolCall.Kind), p.ToolCall) != "" {
+			resp = core.RespDeny
+		}
 		if o := got.Outcome.Selected; o == nil && c.s.Turn().Ended() {
 			return
 		}

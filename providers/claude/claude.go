@@ -74,8 +74,11 @@ func New(ctx context.Context, sink providers.Sink, cfg Config) providers.Provide
 // more follows it (the fork flags).
 func (c Config) Args(resume string, more ...string) []string {
 	args := append([]string(nil), c.Command[1:]...)
+	// Default mode, whatever the user's settings say (defaultMode): the
+	// CLI asks nexus before every edit and command, and nexus answers by
+	// the thread's policy (control.go).
 	args = append(args, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
-		"--include-partial-messages", "--permission-prompt-tool", "stdio")
+		"--include-partial-messages", "--permission-prompt-tool", "stdio", "--permission-mode", "default")
 	if c.Model != "" {
 		args = append(args, "--model", c.Model)
 	}

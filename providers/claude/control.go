@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/providers/agentproc"
 )
 
 type controlReq struct {
@@ -55,8 +56,15 @@ func (s *session) controlRequest(w lineWriter, f *frame) {
 	if q.input == nil {
 		q.input = map[string]any{}
 	}
+	sure := true // the thread's policy may answer it
+	if q.action == "write" {
+		var ok bool
+		if sure, ok = s.confineWrite(w, t, q); !ok {
+			return
+		}
+	}
 	s.mu.Lock()
-	auto := q.action != "" && s.allow[q.action]
+	auto := q.action != "" && sure && s.allow[q.action]
 	if !auto {
 		s.reqs[q.id] = q
 	}
@@ -76,6 +84,26 @@ func (s *session) controlRequest(w lineWriter, f *frame) {
 	}
 	t.Obs(core.Observation{Kind: core.ObsRequest, Key: q.id, Parent: r.ToolUseID, RequestKind: core.RequestApproval,
 		Action: q.action, Prompt: prompt})
+}
+
+// confineWrite keeps a write tool inside the workspace, whoever would
+// answer: one that names a file outside it is denied at once (ok false),
+// with a warning on the thread. sure is false when the tool names no
+// file, so that the person is asked even when the thread allows writes.
+func (s *session) confineWrite(w lineWriter, t *agentproc.Turn, q *permReq) (sure, ok bool) {
+	path := writtenPath(q.tool, q.input)
+	if path == "" {
+		return false, true
+	}
+	ws := agentproc.Workspace(t.E)
+	if _, err := agentproc.Confine(ws, path); err != nil {
+		msg := fmt.Sprintf("nexus keeps writes inside the workspace %s; %s is outside it.", ws, path)
+		reply(w, q.id, map[string]any{"behavior": "deny", "message": msg}, "")
+		t.Obs(core.Observation{Kind: core.ObsWarning, Text: fmt.Sprintf("nexus denied Claude's %s of %s: it is outside the workspace %s",
+			q.tool, path, ws)})
+		return false, false
+	}
+	return true, true
 }
 
 // answer delivers a resolved request to the CLI.

@@ -2,6 +2,7 @@
 //
 //	claude -p --input-format stream-json --output-format stream-json
 //	  --verbose --include-partial-messages --permission-prompt-tool stdio
+//	  --permission-mode default
 //	  [--model M] [--resume SESSION [--fork-session --resume-session-at UUID]]
 //
 // One CLI process per nexus thread, started on the first turn and kept
@@ -38,14 +39,37 @@
 //     AskUserQuestion; the answer goes back as behavior allow (with
 //     updatedInput, plus answers{question: answer} for questions; one line
 //     per question when there are several) or deny. Actions the thread
-//     allows (--yes, "allow always") are allowed without asking. Any other
-//     control request is answered with an error so the CLI never waits on
-//     nexus. control_cancel_request withdraws the request.
+//     allows are allowed without asking (see Policy). Any other control
+//     request is answered with an error so the CLI never waits on nexus.
+//     control_cancel_request withdraws the request.
 //   - result is the usage of the turn (an llm observation with tokens,
 //     cache tokens counted as input, total_cost_usd and duration) and ends
 //     it: success completes, an interrupt ends it interrupted, anything
 //     else fails it with the CLI's text.
 //   - system/init carries the session id: the native ref.
+//
+// # Policy
+//
+// The CLI runs in default permission mode whatever the user's settings
+// say (their defaultMode), so it asks nexus (can_use_tool) before every
+// edit and command; nexus answers by the thread's allow list (the
+// profile's approval, --yes, "allow always"):
+//
+//	policy          nexus allows itself         the person is asked about
+//	ask             nothing                     every Write/Edit/Bash
+//	allow-writes    Write, Edit, MultiEdit,     Bash
+//	                NotebookEdit
+//	allow-commands  Bash                        the edits
+//	allow-all       both                        nothing
+//
+// An edit whose file is outside the workspace (its file_path or
+// notebook_path, relative to the workspace, ".." and symlinks resolved;
+// agentproc.Confine) is denied at once under every policy, with a
+// warning on the thread; one that names no file is asked about even
+// when edits are allowed. Claude Code has no sandbox here: a command it
+// is allowed to run can write wherever the user can, and nexus cannot
+// see where. Allow rules in the user's own Claude settings still apply:
+// the CLI does not ask about what they allow.
 //
 // Steering is a user line sent mid-turn. The CLI (2.1.x) answers each
 // user line with a result of its own, so the turn ends when every line it

@@ -4,14 +4,16 @@
 // One app-server per nexus thread, holding one Codex thread. Handshake:
 // initialize {clientInfo} within the handshake deadline, then the
 // initialized notification. The Codex thread is opened with thread/start
-// {cwd, model?}, or on recovery thread/resume {threadId} with the native
-// ref from the journal; a refused resume falls back to a new thread given
-// the journaled history, with a warning.
+// {cwd, model?} and the thread's policy (below), or on recovery
+// thread/resume {threadId} with the native ref from the journal and the
+// policy; a refused resume falls back to a new thread given the
+// journaled history, with a warning.
 //
 // Mapping:
-//   - turn/start {threadId, input} returns the turn id at once;
-//     turn/completed ends the turn (completed, interrupted, or failed with
-//     the turn's error or the last non-retrying error notification).
+//   - turn/start {threadId, input, approvalPolicy, sandboxPolicy} returns
+//     the turn id at once; turn/completed ends the turn (completed,
+//     interrupted, or failed with the turn's error or the last
+//     non-retrying error notification).
 //   - item/agentMessage/delta streams text into a node keyed by the item
 //     id; item/completed closes it (adding the text only when nothing was
 //     streamed).
@@ -28,7 +30,10 @@
 //     item/fileChange/requestApproval (and the older execCommandApproval
 //     and applyPatchApproval) become approvals answered accept,
 //     acceptForSession or decline (approved, approved_for_session, denied
-//     for the old ones); item/tool/requestUserInput becomes a question
+//     for the old ones), unless the thread's policy answers them (below);
+//     a patch approval names its files, which nexus takes from its
+//     fileChange item's item/started (the request does not name them).
+//     item/tool/requestUserInput becomes a question
 //     answered {answers: {id: {answers: [text]}}}. Unknown server requests
 //     are refused with -32601 so Codex never waits.
 //   - turn/plan/updated replaces the todo list; thread/tokenUsage/updated
@@ -66,6 +71,32 @@
 // within [0, 2^40], so a bad frame cannot lower a thread's totals or its
 // spent budget; tool output is cut at 16 KiB on a rune boundary.
 //
-// Codex reads its model provider from $CODEX_HOME/config.toml; nexus
-// passes no configuration of its own besides cwd and NEXUS_CODEX_MODEL.
+// # Policy
+//
+// The thread's policy (its allow list: the profile's approval, --yes,
+// "allow always") goes to Codex as its own controls (policy.go), on
+// thread/start, thread/resume and thread/fork {approvalPolicy, sandbox:
+// "workspace-write", config: sandbox_workspace_write} and again on every
+// turn/start {approvalPolicy, sandboxPolicy}:
+//
+//	policy          approvalPolicy  who answers
+//	ask             untrusted       the person, for every command and patch
+//	allow-writes    untrusted       nexus accepts patches; commands ask
+//	allow-commands  never           nobody: Codex asks nothing
+//	allow-all       never           nobody: Codex asks nothing
+//
+// The sandbox is workspace-write for every policy: the workspace is its
+// one writable root (/tmp and $TMPDIR are left read-only, the network
+// off), never danger-full-access. Under untrusted, an allowed command
+// runs in the sandbox, and if the sandbox stops it Codex runs it again
+// outside without asking again: allowing a command trusts it. Under
+// never, nothing is approved, so nothing leaves the sandbox, and Codex
+// refuses a model's request to escalate. A patch approval whose files
+// (or grantRoot) are outside the workspace is declined by nexus at once,
+// under every policy, with a warning on the thread; one whose files
+// nexus does not know is asked about even when writes are allowed.
+//
+// These override approval_policy and sandbox_mode in Codex's
+// config.toml. Codex reads its model provider from there; nexus passes
+// no other configuration of its own besides cwd and NEXUS_CODEX_MODEL.
 package codex

@@ -13,6 +13,9 @@ const (
 	maxToolText = 16 << 10
 	// cutMark ends tool output that nexus cut to maxToolText bytes.
 	cutMark = "\n[... cut by nexus]"
+	// maxPatches bounds the open fileChange items a turn remembers the
+	// files of: past it, an approval names no files and asks the person.
+	maxPatches = 256
 )
 
 // line handles one line of the app-server's stdout: a response to one of
@@ -160,12 +163,25 @@ func (s *session) turnCompleted(t *agentproc.Turn, status string, e *struct {
 }
 
 func (s *session) itemStarted(t *agentproc.Turn, it item) {
+	if it.Type == "fileChange" {
+		// Its approval, if Codex asks for one, does not name the files.
+		s.mu.Lock()
+		if len(s.patches) < maxPatches {
+			s.patches[it.ID] = changedPaths(it)
+		}
+		s.mu.Unlock()
+	}
 	if title, ok := itemTitle(it); ok {
 		t.Obs(core.Observation{Kind: core.ObsNode, Key: it.ID, NodeKind: core.NodeToolCall, NodeStatus: core.NodeRunning, Title: title})
 	}
 }
 
 func (s *session) itemCompleted(t *agentproc.Turn, it item) {
+	if it.Type == "fileChange" {
+		s.mu.Lock()
+		delete(s.patches, it.ID)
+		s.mu.Unlock()
+	}
 	if it.Type == "agentMessage" {
 		s.mu.Lock()
 		streamed := s.texts[it.ID]

@@ -3,9 +3,11 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/providers/agentproc"
 )
 
 // request is a server request waiting for the person.
@@ -23,7 +25,10 @@ func (s *session) serverRequest(r *rpc, m msg) {
 		Command   json.RawMessage `json:"command"`
 		Reason    string          `json:"reason"`
 		Cwd       string          `json:"cwd"`
-		Questions []struct {
+		GrantRoot string          `json:"grantRoot"`
+		// FileChanges are applyPatchApproval's files (path -> change).
+		FileChanges map[string]json.RawMessage `json:"fileChanges"`
+		Questions   []struct {
 			ID       string `json:"id"`
 			Header   string `json:"header"`
 			Question string `json:"question"`
@@ -39,6 +44,7 @@ func (s *session) serverRequest(r *rpc, m msg) {
 		return
 	}
 	key := idString(m.ID)
+	unsure := false // the request may not be answered by the policy
 	q := &request{id: m.ID, method: m.Method}
 	o := core.Observation{Kind: core.ObsRequest, Key: key, Parent: p.ItemID, RequestKind: core.RequestApproval}
 	switch m.Method {
@@ -47,7 +53,10 @@ func (s *session) serverRequest(r *rpc, m msg) {
 		o.Prompt = "Allow command: " + commandText(p.Command) + "?"
 	case "item/fileChange/requestApproval", "applyPatchApproval":
 		o.Action = "write"
-		o.Prompt = "Allow Codex to change files?"
+		var ok bool
+		if o.Prompt, unsure, ok = s.patchPrompt(r, m, t, p.ItemID, p.GrantRoot, p.FileChanges); !ok {
+			return
+		}
 	case "item/tool/requestUserInput":
 		o.RequestKind = core.RequestUserInput
 		var lines []string
@@ -74,9 +83,9 @@ func (s *session) serverRequest(r *rpc, m msg) {
 	if p.Reason != "" {
 		o.Prompt += " (" + p.Reason + ")"
 	}
-	if o.Action != "" && t.E.Turn != nil && t.E.Turn.Policy.Allows(o.Action) {
-		// The thread lets the agent do this without asking (--yes or
-		// an earlier "allow always").
+	if o.Action != "" && !unsure && policyOf(t.E.Turn).Allows(o.Action) {
+		// The thread lets the agent do this without asking (its
+		// profile's approval, --yes or an earlier "allow always").
 		_ = r.reply(m.ID, map[string]any{"decision": decision(m.Method, core.RespAllow)})
 		return
 	}
@@ -143,4 +152,72 @@ func decision(method string, response core.Response) string {
 		return "denied"
 	}
 	return "decline"
+}
+
+// patchPrompt is the prompt of a patch approval, naming its files;
+// unsure when they are not known, so that the person is asked even when
+// the thread allows writes. ok is false when nexus declined the patch
+// itself: a patch (or the root it asks to write under) outside the
+// workspace is never allowed, whoever would answer, since Codex applies
+// an accepted patch wherever it points.
+func (s *session) patchPrompt(r *rpc, m msg, t *agentproc.Turn, itemID, grantRoot string,
+	changes map[string]json.RawMessage) (prompt string, unsure, ok bool) {
+	paths, known := s.patchPaths(itemID, changes)
+	ws := agentproc.Workspace(t.E)
+	if out := outside(ws, append([]string{grantRoot}, paths...)...); out != "" {
+		_ = r.reply(m.ID, map[string]any{"decision": decision(m.Method, core.RespDeny)})
+		t.Obs(core.Observation{Kind: core.ObsWarning, Text: fmt.Sprintf(
+			"nexus declined Codex's change to %s: it is outside the workspace %s", out, ws)})
+		return "", false, false
+	}
+	if !known {
+		return "Allow Codex to change files?", true, true
+	}
+	return "Allow Codex to change " + fileList(ws, paths) + "?", false, true
+}
+
+// patchPaths are the files a patch approval is for: applyPatchApproval
+// names them; item/fileChange/requestApproval does not, and they come
+// from its item's item/started. known is false when neither names any.
+func (s *session) patchPaths(itemID string, changes map[string]json.RawMessage) (paths []string, known bool) {
+	if len(changes) > 0 {
+		for path := range changes {
+			paths = append(paths, path)
+		}
+		slices.Sort(paths)
+		return paths, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	paths = s.patches[itemID]
+	return paths, len(paths) > 0
+}
+
+// outside is the first of paths ("" ones skipped) outside the workspace
+// ws, or "".
+func outside(ws string, paths ...string) string {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if _, err := agentproc.Confine(ws, p); err != nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// fileList names the files of a patch for its prompt, relative to the
+// workspace: the first three, and how many more.
+func fileList(ws string, paths []string) string {
+	if rel := agentproc.WorkspacePaths(ws, paths...); len(rel) > 0 {
+		paths = rel
+	}
+	switch {
+	case len(paths) == 0:
+		return "files"
+	case len(paths) > 3:
+		return fmt.Sprintf("%s and %d more files", strings.Join(paths[:3], ", "), len(paths)-3)
+	}
+	return strings.Join(paths, ", ")
 }

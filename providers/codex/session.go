@@ -28,11 +28,14 @@ type session struct {
 	failure  string              // the last error notification of the turn
 	reqs     map[string]*request // JSON-RPC id -> open server request
 	texts    map[string]bool     // agentMessage items that streamed deltas
-	usageN   int
+	// patches are the files of the turn's open fileChange items (item
+	// id -> paths), for their approvals; at most maxPatches.
+	patches map[string][]string
+	usageN  int
 }
 
 func newSession(cfg Config, thread string, out *agentproc.Emitter) *session {
-	s := &session{cfg: cfg, out: out, reqs: map[string]*request{}, texts: map[string]bool{}}
+	s := &session{cfg: cfg, out: out, reqs: map[string]*request{}, texts: map[string]bool{}, patches: map[string][]string{}}
 	s.Lifecycle = agentproc.NewLifecycle(agentproc.Agent{Name: cfg.Name, Thread: thread, Settings: cfg.Settings,
 		Format: "JSON", Expected: "app-server JSON",
 		Ask: fmt.Sprintf("is %q really `codex app-server`?", strings.Join(cfg.Command, " "))}, out, s)
@@ -96,6 +99,7 @@ func (s *session) Start(turn *agentproc.Turn, history bool) {
 	e := turn.E
 	s.mu.Lock()
 	s.failure, s.turnID = "", ""
+	s.patches = map[string][]string{}
 	s.mu.Unlock()
 	if !s.Begin(turn) {
 		return
@@ -107,7 +111,8 @@ func (s *session) Start(turn *agentproc.Turn, history bool) {
 		return // the process ended: the turn has failed with the reason
 	}
 	turn.Obs(core.Observation{Kind: core.ObsNativeRef, Text: th})
-	res, ok := <-r.call("turn/start", map[string]any{"threadId": th, "input": textInput(agentproc.Prompt(e.Turn, history))})
+	res, ok := <-r.call("turn/start", map[string]any{"threadId": th, "input": textInput(agentproc.Prompt(e.Turn, history)),
+		"approvalPolicy": approvalPolicy(policyOf(e.Turn)), "sandboxPolicy": sandboxPolicy()})
 	if !ok {
 		return // the process ended; died reports it
 	}
@@ -150,7 +155,7 @@ func (s *session) Connect(e core.Effect, turn *agentproc.Turn) (bool, error) {
 		return false, s.exitErr("after initialize")
 	}
 	if ref := agentproc.NativeRef(e); ref != "" {
-		res, ok := <-r.call("thread/resume", map[string]any{"threadId": ref})
+		res, ok := <-r.call("thread/resume", withPolicy(map[string]any{"threadId": ref}, e.Turn))
 		if !ok {
 			return false, s.exitErr("during thread/resume")
 		}
@@ -179,7 +184,7 @@ func (s *session) Connect(e core.Effect, turn *agentproc.Turn) (bool, error) {
 // false: Codex refused, which the thread is told, and ensure starts a new
 // thread with the history instead.
 func (s *session) fork(r *rpc, t *core.Turn, dir string, turn *agentproc.Turn) (bool, error) {
-	params := map[string]any{"threadId": t.ForkOf, "lastTurnId": t.ForkAt}
+	params := withPolicy(map[string]any{"threadId": t.ForkOf, "lastTurnId": t.ForkAt}, t)
 	if dir != "" {
 		params["cwd"] = dir
 	}
@@ -200,7 +205,7 @@ func (s *session) fork(r *rpc, t *core.Turn, dir string, turn *agentproc.Turn) (
 // startThread opens a new Codex thread (history false: the turn brings
 // the whole conversation).
 func (s *session) startThread(r *rpc, e core.Effect, dir string) (bool, error) {
-	params := map[string]any{}
+	params := withPolicy(map[string]any{}, e.Turn)
 	if dir != "" {
 		params["cwd"] = dir
 	}
@@ -303,5 +308,6 @@ func (s *session) Detach() {
 	s.mu.Lock()
 	s.rpc = nil
 	s.reqs = map[string]*request{}
+	s.patches = map[string][]string{}
 	s.mu.Unlock()
 }
