@@ -38,6 +38,15 @@ const maxPasses = 5
 // moves to commit afterwards, so its next capture counts changes from
 // the restored state.
 func (m *Manager) Restore(ctx context.Context, workspace, thread, commit string) (Restored, error) {
+	return m.restoreWith(ctx, workspace, thread, func(ctx context.Context, w *ws) (Restored, error) {
+		return m.restore(ctx, w, commit)
+	})
+}
+
+// restoreWith runs a restore of a workspace under its lock and the
+// restore time bound, then moves the thread's tip (when there is a
+// thread) to the commit restored, as Restore and RestoreOnly do.
+func (m *Manager) restoreWith(ctx context.Context, workspace, thread string, do func(context.Context, *ws) (Restored, error)) (Restored, error) {
 	if thread != "" {
 		if err := checkName(thread, false); err != nil {
 			return Restored{}, err
@@ -50,7 +59,7 @@ func (m *Manager) Restore(ctx context.Context, workspace, thread, commit string)
 	defer unlock()
 	rctx, cancel := context.WithTimeout(ctx, m.opts.RestoreTimeout)
 	defer cancel()
-	r, err := m.restore(rctx, w, commit)
+	r, err := do(rctx, w)
 	if err == nil && thread != "" {
 		m.forgetTip(w, thread)
 		_, err = m.run(rctx, w.cmd("restore", "", "update-ref", tipName(thread), r.Commit))

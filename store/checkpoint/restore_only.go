@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"context"
-	"fmt"
 	"sort"
 )
 
@@ -17,28 +16,9 @@ import (
 // after a crash finishes the job and reports the same outcome. With a
 // thread, the thread's tip moves to commit afterwards, as with Restore.
 func (m *Manager) RestoreOnly(ctx context.Context, workspace, thread, commit, from string, only []string, force bool) (Restored, error) {
-	if thread != "" {
-		if err := checkName(thread, false); err != nil {
-			return Restored{}, err
-		}
-	}
-	w, unlock, err := m.open(ctx, workspace)
-	if err != nil {
-		return Restored{}, err
-	}
-	defer unlock()
-	rctx, cancel := context.WithTimeout(ctx, m.opts.RestoreTimeout)
-	defer cancel()
-	r, err := m.restoreOnly(rctx, w, commit, from, only, force)
-	if err == nil && thread != "" {
-		m.forgetTip(w, thread)
-		_, err = m.run(rctx, w.cmd("restore", "", "update-ref", tipName(thread), r.Commit))
-	}
-	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
-		err = fmt.Errorf("checkpoint: restore of %s stopped after %s; run it again to finish (it resumes where it stopped): %w",
-			w.Path, m.opts.RestoreTimeout, rctx.Err())
-	}
-	return r, err
+	return m.restoreWith(ctx, workspace, thread, func(ctx context.Context, w *ws) (Restored, error) {
+		return m.restoreOnly(ctx, w, commit, from, only, force)
+	})
 }
 
 func (m *Manager) restoreOnly(ctx context.Context, w *ws, commit, from string, only []string, force bool) (Restored, error) {
