@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -119,21 +118,7 @@ func TestE2ERollbackCrash(t *testing.T) {
 		th := e.must("thread", "new", "--yes")
 		e.must("send", th, "write one to a.txt")
 		e.must("send", th, "write bee to b.txt")
-		serve := exec.Command(bin, "--state-dir", e.dir, "serve")
-		serve.Dir = e.ws
-		serve.Env = append(os.Environ(), "NEXUS_FAILPOINT="+point)
-		serve.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		var out lockedBuffer
-		serve.Stdout = &out
-		if err := serve.Start(); err != nil {
-			t.Fatal(err)
-		}
-		eventually(t, "host serving", func() bool { return strings.Contains(out.String(), "serving") })
-		r := e.run("rollback", th, "--to-run", "1")
-		err := serve.Wait()
-		if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-			t.Fatalf("%s: host ended with %v, rollback said %q %q", point, err, r.out, r.err)
-		}
+		crashDuring(t, bin, e, point, "rollback", th, "--to-run", "1")
 		e.must("resume", th)
 		eventually(t, "rollback finished", func() bool {
 			v := e.show(th)

@@ -186,21 +186,7 @@ func TestE2ERollbackUndoCrash(t *testing.T) {
 	bin := failpointBinary(t)
 	crash := func(t *testing.T, e *env, point string, args ...string) {
 		t.Helper()
-		serve := exec.Command(bin, "--state-dir", e.dir, "serve")
-		serve.Dir = e.ws
-		serve.Env = append(os.Environ(), "NEXUS_FAILPOINT="+point)
-		serve.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		var out lockedBuffer
-		serve.Stdout = &out
-		if err := serve.Start(); err != nil {
-			t.Fatal(err)
-		}
-		eventually(t, "host serving", func() bool { return strings.Contains(out.String(), "serving") })
-		r := e.run(args...)
-		err := serve.Wait()
-		if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-			t.Fatalf("%s: host ended with %v, %v said %q %q", point, err, args, r.out, r.err)
-		}
+		crashDuring(t, bin, e, point, args...)
 		e.must("resume")
 	}
 	for _, point := range []string{"rollback.safety", "rollback.files.before", "rollback.files.after"} {
@@ -225,5 +211,26 @@ func TestE2ERollbackUndoCrash(t *testing.T) {
 				t.Fatalf("the redo after the crashes: runs %s, files\n%s\nwant\n%s", e.runStatuses(th), got, after)
 			}
 		})
+	}
+}
+
+// crashDuring runs a host with a failpoint that kills it (SIGKILL) and
+// the command args against it, and checks the host died of it.
+func crashDuring(t *testing.T, bin string, e *env, point string, args ...string) {
+	t.Helper()
+	serve := exec.Command(bin, "--state-dir", e.dir, "serve")
+	serve.Dir = e.ws
+	serve.Env = append(os.Environ(), "NEXUS_FAILPOINT="+point)
+	serve.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out lockedBuffer
+	serve.Stdout = &out
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "host serving", func() bool { return strings.Contains(out.String(), "serving") })
+	r := e.run(args...)
+	err := serve.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("%s: host ended with %v, %v said %q %q", point, err, args, r.out, r.err)
 	}
 }
