@@ -465,5 +465,6 @@ func encPayload(e *enc, p *core.Payload) {
 	}
 	o.strOmit("tx", p.Text)
 	o.strOmit("nt", p.Note)
+	o.boolOmit("kt", p.KeepText)
 	o.end()
 }
