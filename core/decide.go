@@ -112,7 +112,9 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 	case CmdThreadStop:
 		rej = t.interrupt(c, true, true)
 	case CmdMessageSend:
-		rej = t.send(c)
+		if rej = t.send(c); rej == nil {
+			t.titleFromMessage(c)
+		}
 	case CmdQueueHold, CmdQueueRelease, CmdQueueRemove:
 		rej = t.queueOp(c)
 	case CmdRunInterrupt:

@@ -56,6 +56,8 @@ func decThread(r *reader) *core.Thread {
 			v.ID = r.str()
 		case "ti":
 			v.Title = r.str()
+		case "ta":
+			v.TitleAuto = r.bool()
 		case "pr":
 			v.Provider = r.str()
 		case "ca":

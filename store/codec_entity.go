@@ -32,6 +32,7 @@ func encThread(e *enc, t *core.Thread) {
 	o := e.obj()
 	o.str("id", t.ID)
 	o.strOmit("ti", t.Title)
+	o.boolOmit("ta", t.TitleAuto)
 	o.str("pr", t.Provider)
 	o.key("ca")
 	encCaps(e, &t.Caps)
