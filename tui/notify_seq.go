@@ -76,3 +76,33 @@ func windowTitle(waiting int) string {
 	}
 	return "nexus · " + itoa(waiting) + " waiting"
 }
+
+// NotifyTest is what `nexus notify test` writes to the terminal so a
+// person can check their setup: the bell, a desktop notification and the
+// title "nexus · notify test", each only where opts turns it on, in the
+// forms the UI would use in this environment (getenv: os.Getenv). It also
+// says in words what it sent, one line each.
+func NotifyTest(opts NotifyOptions, getenv func(string) string) (seq string, said []string) {
+	t := detectNotifyTerm(getenv)
+	var b strings.Builder
+	if opts.Bell {
+		b.WriteString(bellSeq)
+		said = append(said, "bell: rung (BEL)")
+	}
+	if opts.Desktop {
+		b.WriteString(desktopSeq("nexus · notify test", "a desktop notification from nexus notify test", t))
+		forms := "OSC 9 and OSC 777"
+		if t.kitty {
+			forms += " and OSC 99"
+		}
+		if t.tmux {
+			forms += ", wrapped for tmux (it forwards them with set -g allow-passthrough on)"
+		}
+		said = append(said, "desktop: sent as "+forms)
+	}
+	if opts.Title {
+		b.WriteString("\x1b]2;nexus · notify test\a")
+		said = append(said, `title: set to "nexus · notify test" (the UI sets "nexus · 2 waiting" while requests wait)`)
+	}
+	return b.String(), said
+}
