@@ -20,33 +20,10 @@ func TestTUINotifiesInBackgroundWindow(t *testing.T) {
 	bg := e.must("thread", "new", "--title", "background work")
 	fg := e.must("thread", "new", "--title", "foreground")
 	tt := e.startTUI(t)
-	const ui = "main:0"
 	tt.waitFor("background work")
 	tt.waitFor("foreground")
-	written := filepath.Join(t.TempDir(), "written")
-	tt.tmux("pipe-pane", "-O", "-t", ui, "cat >> "+shellQuote(written))
-	tt.tmux("new-window", "-t", "main", "sh") // the UI's window goes to the background
-	if w := tt.format("window_index"); w == "0" {
-		t.Fatal("the UI's window is still the current one")
-	}
-	pane := func(name string) string {
-		return strings.TrimSpace(tt.tmux("display-message", "-p", "-t", ui, "#{"+name+"}"))
-	}
-	waitPane := func(what, name, want string) {
-		t.Helper()
-		eventually(t, what, func() bool { return pane(name) == want })
-	}
-	out := func() string {
-		b, _ := os.ReadFile(written)
-		return string(b)
-	}
-	// clearBell visits the UI's window and comes back, as a person would
-	// look at it: tmux clears its bell flag.
-	clearBell := func() {
-		tt.tmux("select-window", "-t", ui)
-		tt.tmux("last-window", "-t", "main")
-		waitPane("the bell flag to clear", "window_bell_flag", "0")
-	}
+	w := watchUI(tt)
+	pane, waitPane, out, clearBell := w.pane, w.waitPane, w.written, w.clearBell
 	if got := pane("pane_title"); got != "nexus" {
 		t.Errorf("the title with nothing waiting is %q, want nexus", got)
 	}
@@ -94,8 +71,61 @@ func TestTUINotifiesInBackgroundWindow(t *testing.T) {
 	e.must("respond", strings.TrimSpace(r.out), "--allow")
 	waitPane("the title to clear", "pane_title", "nexus")
 
-	tt.tmux("select-window", "-t", ui)
-	tt.quitIdle()
+	w.quit()
+}
+
+// uiWatch watches the UI's tmux window (main:0) from the background:
+// another window is the current one, and what the UI writes to its
+// terminal is captured with pipe-pane.
+type uiWatch struct {
+	t    *testing.T
+	tt   *tmuxTUI
+	file string
+}
+
+const uiWindow = "main:0"
+
+func watchUI(tt *tmuxTUI) *uiWatch {
+	tt.t.Helper()
+	w := &uiWatch{t: tt.t, tt: tt, file: filepath.Join(tt.t.TempDir(), "written")}
+	tt.tmux("pipe-pane", "-O", "-t", uiWindow, "cat >> "+shellQuote(w.file))
+	tt.tmux("new-window", "-t", "main", "sh") // the UI's window goes to the background
+	if tt.format("window_index") == "0" {
+		tt.t.Fatal("the UI's window is still the current one")
+	}
+	return w
+}
+
+// pane reads a format variable of the UI's pane.
+func (w *uiWatch) pane(name string) string {
+	return strings.TrimSpace(w.tt.tmux("display-message", "-p", "-t", uiWindow, "#{"+name+"}"))
+}
+
+func (w *uiWatch) waitPane(what, name, want string) {
+	w.t.Helper()
+	eventually(w.t, what, func() bool { return w.pane(name) == want })
+}
+
+// written is what the UI wrote to its terminal so far.
+func (w *uiWatch) written() string {
+	b, _ := os.ReadFile(w.file)
+	return string(b)
+}
+
+// clearBell visits the UI's window and comes back, as a person would
+// look at it: tmux clears its bell flag.
+func (w *uiWatch) clearBell() {
+	w.t.Helper()
+	w.tt.tmux("select-window", "-t", uiWindow)
+	w.tt.tmux("last-window", "-t", "main")
+	w.waitPane("the bell flag to clear", "window_bell_flag", "0")
+}
+
+// quit brings the UI's window back and quits the UI.
+func (w *uiWatch) quit() {
+	w.t.Helper()
+	w.tt.tmux("select-window", "-t", uiWindow)
+	w.tt.quitIdle()
 }
 
 // shellQuote quotes s for sh.
