@@ -148,6 +148,34 @@
 // another pane. Run cancels and waits for the bridge and the panes
 // before it returns.
 //
+// # Notifications
+//
+// notify.go tells the person when a thread starts waiting on a request,
+// fails or finishes a run (core.NoticeOf, the kinds in
+// Options.Notify.Events) while they are not looking at it: another
+// thread is selected, or the terminal reported it lost focus (the view
+// asks for focus reports, tea.FocusMsg/tea.BlurMsg, while the bell or
+// desktop notifications are on; a terminal that never reports counts as
+// focused; tmux reports only with `set -g focus-events on`). Before a
+// frame of journaled events is applied, notifyFrame picks out its
+// notices and returns one tea.Raw with the bell (once a frame) and up to
+// three desktop notifications (notify_seq.go: OSC 9 and OSC 777, OSC 99
+// when kitty's variables are set; inside tmux each is wrapped for
+// passthrough, which tmux forwards with `set -g allow-passthrough on`;
+// the bell is not wrapped: tmux flags the window and passes it on).
+// Title and body are the thread's title and the notice's text, one line
+// of sanitised text of at most 200 bytes each. The terminal title is
+// "nexus · 2 waiting" while requests wait and "nexus" otherwise
+// (Options.Notify.Title; off: always "nexus"). A client UI of a remote
+// host notifies the same way: it sees the same journal. Notices are not
+// replayed: what happened before the UI opened does not ring.
+//
+// The thread list marks a shell thread whose provider guessed from its
+// program's last line that it waits for input (a runtime warning with
+// core.GuessedInputNote) "◇ needs input?", apart from the waits a
+// protocol reports (◆, ✎), until its next run (notify_guess.go); the
+// help dialog lists the marks.
+//
 // # Invariants
 //
 //   - Update and View never block and never do I/O: no channel receive,

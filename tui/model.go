@@ -86,6 +86,9 @@ type Model struct {
 
 	// diff is the diff view of a run (diff_view.go), over the panes.
 	diff diffView
+
+	// notify is what notifications need (notify.go).
+	notify notifyState
 }
 
 // threadRow is the derived view of one thread for the list.
@@ -178,7 +181,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case spinMsg:
 		return m.spin()
 	case frameMsg:
-		return m.applyFrame(msg)
+		notify := m.notifyFrame(msg) // before the frame moves the seq
+		return tea.Batch(m.applyFrame(msg), notify)
+	case tea.FocusMsg, tea.BlurMsg:
+		m.focusChanged(msg)
 	case connMsg:
 		m.conn = msg.err
 		m.relayout()
