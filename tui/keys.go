@@ -94,6 +94,10 @@ type KeyMap struct {
 	StopHost key.Binding
 	// The diff view owns its keys: it has no composer to type into.
 	ViewUp, ViewDown, ViewTop, ViewBottom key.Binding
+
+	// Copy puts what is at the transcript cursor (or the diff) on the
+	// clipboard (copy.go).
+	Copy key.Binding
 }
 
 func bind(help string, desc string, keys ...string) key.Binding {
@@ -177,6 +181,8 @@ func DefaultKeyMap() KeyMap {
 		ViewDown:   bind("down/j", "scroll down a line", "down", "j"),
 		ViewTop:    bind("home/g", "top", "home", "g"),
 		ViewBottom: bind("end/G", "bottom", "end", "G"),
+
+		Copy: bind("alt+y", "copy what is at the cursor, or the diff", "alt+y"),
 	}
 }
 
@@ -215,5 +221,6 @@ func (k KeyMap) groups() []keyGroup {
 		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.ViewUp, k.ViewDown,
 			helpAs(k.PageUp, "scroll the diff up a page"), helpAs(k.PageDown, "scroll the diff down a page"),
 			k.ViewTop, k.ViewBottom, helpAs(k.CancelDialog, "close the diff")}},
+		{"Reading and finding", []key.Binding{k.Copy}},
 	}
 }

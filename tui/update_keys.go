@@ -123,6 +123,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.zoomTerm(), true
 	case key.Matches(k, m.keys.TermToggle):
 		return m.toggleTranscript(), true
+	case key.Matches(k, m.keys.Copy):
+		return m.copyKey(), true
 	default:
 		return nil, false
 	}
