@@ -95,9 +95,11 @@ type KeyMap struct {
 	// The diff view owns its keys: it has no composer to type into.
 	ViewUp, ViewDown, ViewTop, ViewBottom key.Binding
 
-	// Copy puts what is at the transcript cursor (or the diff) on the
-	// clipboard (copy.go).
-	Copy key.Binding
+	// Reading and finding: Copy puts what is at the transcript cursor
+	// (or the diff) on the clipboard (copy.go); Search opens the
+	// transcript's search box, where SearchNext and SearchPrev move
+	// between matches (search.go).
+	Copy, Search, SearchNext, SearchPrev key.Binding
 }
 
 func bind(help string, desc string, keys ...string) key.Binding {
@@ -182,7 +184,10 @@ func DefaultKeyMap() KeyMap {
 		ViewTop:    bind("home/g", "top", "home", "g"),
 		ViewBottom: bind("end/G", "bottom", "end", "G"),
 
-		Copy: bind("alt+y", "copy what is at the cursor, or the diff", "alt+y"),
+		Copy:       bind("alt+y", "copy what is at the cursor, or the diff", "alt+y"),
+		Search:     bind("alt+/ or ctrl+/", "search the transcript", "alt+/", "ctrl+/", "ctrl+_"),
+		SearchNext: bind("enter/down", "next match (wraps)", "enter", "down", "ctrl+n"),
+		SearchPrev: bind("up", "previous match (wraps)", "up", "ctrl+p"),
 	}
 }
 
@@ -221,6 +226,7 @@ func (k KeyMap) groups() []keyGroup {
 		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.ViewUp, k.ViewDown,
 			helpAs(k.PageUp, "scroll the diff up a page"), helpAs(k.PageDown, "scroll the diff down a page"),
 			k.ViewTop, k.ViewBottom, helpAs(k.CancelDialog, "close the diff")}},
-		{"Reading and finding", []key.Binding{k.Copy}},
+		{"Reading and finding", []key.Binding{k.Copy, k.Search, k.SearchNext, k.SearchPrev,
+			helpAs(k.CancelDialog, "close the search box")}},
 	}
 }

@@ -86,6 +86,10 @@ type Model struct {
 
 	// diff is the diff view of a run (diff_view.go), over the panes.
 	diff diffView
+
+	// search is the transcript's search box and its current match
+	// (search.go).
+	search searchBox
 }
 
 // threadRow is the derived view of one thread for the list.

@@ -1,0 +1,343 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/nexus-tui/nexus/core"
+)
+
+// The transcript's search box (alt+/ or ctrl+/) takes the status line.
+// What is typed searches at once, case-insensitively, from where the
+// transcript was when the box opened; enter, down and ctrl+n go to the
+// next match, up and ctrl+p to the previous one, both wrapping round;
+// esc closes the box and leaves the transcript where the match is.
+//
+// A search matches what the transcript shows of the selected thread's
+// runs: messages, replies, steps' titles and output, requests. Text that
+// a fold hides (a closed run or step, a long message, tool output past
+// its first lines) is unfolded first, when it holds the query, so every
+// match can be shown. The current match is highlighted and scrolled into
+// view, and the transcript cursor goes to the item that holds it (so the
+// copy key copies it). A query that the pane's width wraps across two
+// lines is not found.
+
+// searchBox is the search box and its current match.
+type searchBox struct {
+	open  bool
+	input textinput.Model
+	ready bool // input is built
+	// thread is the thread searched; origin the transcript line the
+	// view started at when the box opened (typing searches from there).
+	thread string
+	origin int
+	// The current match: query, transcript line and cells [c0, c1);
+	// n of total (1-based); total 0 when there is none.
+	query        string
+	line, c0, c1 int
+	n, total     int
+	wrapped      bool // the last step went round the end
+}
+
+// hit is one match: a transcript line and the cells it covers.
+type hit struct{ line, c0, c1 int }
+
+// openSearch opens the box over the status line, with the last query.
+func (m *Model) openSearch() tea.Cmd {
+	th := m.selectedThread()
+	switch {
+	case th == nil:
+		return m.setFlash("no thread to search: select one first", true)
+	case m.mainShowsTerm():
+		return m.setFlash("search reads the transcript: "+m.keys.TermToggle.Help().Key+" shows it", true)
+	}
+	s := &m.search
+	if !s.ready {
+		s.input, s.ready = newInput(m.st, "search the transcript"), true
+	}
+	w, h := m.mainSize()
+	total := 0
+	for _, b := range m.blocks(th, w) {
+		total += len(b.lines)
+	}
+	s.open, s.thread, s.origin, s.total, s.wrapped = true, th.ID, m.topLine(total, h), 0, false
+	s.input.SetValue(s.query)
+	s.input.CursorEnd()
+	m.composer.blur()
+	return s.input.Focus()
+}
+
+// closeSearch closes the box; the transcript stays where it is.
+func (m *Model) closeSearch() {
+	m.search.open, m.search.total = false, 0
+	m.search.input.Blur()
+	m.setFocus(m.focus)
+}
+
+// searchKey handles keys while the box is open: it owns every key but
+// quit, help and the page keys.
+func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Quit, m.keys.CancelDialog):
+		m.closeSearch()
+	case key.Matches(k, m.keys.Help):
+		m.pushDialog(&helpDialog{keys: m.keys})
+	case key.Matches(k, m.keys.SearchNext):
+		m.findStep(1)
+	case key.Matches(k, m.keys.SearchPrev):
+		m.findStep(-1)
+	case key.Matches(k, m.keys.PageUp, m.keys.PageDown):
+		_, h := m.mainSize()
+		if key.Matches(k, m.keys.PageUp) {
+			h = -h
+		}
+		m.scroll(h)
+	default:
+		before := m.search.input.Value()
+		var cmd tea.Cmd
+		m.search.input, cmd = m.search.input.Update(k)
+		if m.search.input.Value() != before {
+			m.findFirst()
+		}
+		return cmd
+	}
+	return nil
+}
+
+// searchPaste types a paste into the box (on one line).
+func (m *Model) searchPaste(p tea.PasteMsg) tea.Cmd {
+	p.Content = strings.Join(strings.Fields(p.Content), " ")
+	var cmd tea.Cmd
+	m.search.input, cmd = m.search.input.Update(p)
+	m.findFirst()
+	return cmd
+}
+
+// findFirst searches for what the box holds from the line the view
+// started at, wrapping round to the top.
+func (m *Model) findFirst() {
+	th := m.selectedThread()
+	q := m.search.input.Value()
+	if th == nil || q == "" {
+		m.search.query, m.search.total = q, 0
+		return
+	}
+	hits := m.searchHits(th, q)
+	i := 0
+	for j, h := range hits {
+		if h.line >= m.search.origin {
+			i = j
+			break
+		}
+	}
+	m.goToHit(th, q, hits, i, false)
+}
+
+// findStep moves to the next (dir 1) or previous (dir -1) match of what
+// the box holds, wrapping round.
+func (m *Model) findStep(dir int) {
+	th := m.selectedThread()
+	s := &m.search
+	q := s.input.Value()
+	if th == nil || q == "" {
+		return
+	}
+	hits := m.searchHits(th, q)
+	if len(hits) == 0 {
+		m.goToHit(th, q, hits, 0, false)
+		return
+	}
+	if s.total == 0 || !strings.EqualFold(s.query, q) {
+		m.findFirst()
+		return
+	}
+	// The match after (or before) the current one, by position: the
+	// transcript may have changed since.
+	cur := hit{s.line, s.c0, s.c1}
+	i := -1
+	if dir > 0 {
+		for j, h := range hits {
+			if h.line > cur.line || (h.line == cur.line && h.c0 > cur.c0) {
+				i = j
+				break
+			}
+		}
+	} else {
+		for j := len(hits) - 1; j >= 0; j-- {
+			if h := hits[j]; h.line < cur.line || (h.line == cur.line && h.c0 < cur.c0) {
+				i = j
+				break
+			}
+		}
+	}
+	wrapped := i < 0
+	if wrapped && dir > 0 {
+		i = 0
+	} else if wrapped {
+		i = len(hits) - 1
+	}
+	m.goToHit(th, q, hits, i, wrapped)
+}
+
+// goToHit makes hits[i] the current match, scrolls it into view (a
+// third down the pane when it was off screen) and puts the transcript
+// cursor on the item that holds it.
+func (m *Model) goToHit(th *core.Thread, q string, hits []hit, i int, wrapped bool) {
+	s := &m.search
+	s.query, s.total, s.wrapped = q, len(hits), wrapped
+	if len(hits) == 0 {
+		s.n = 0
+		return
+	}
+	h := hits[i]
+	s.line, s.c0, s.c1, s.n = h.line, h.c0, h.c1, i+1
+	w, ph := m.mainSize()
+	blocks := m.blocks(th, w)
+	total := 0
+	for _, b := range blocks {
+		total += len(b.lines)
+	}
+	if top := m.topLine(total, ph); h.line < top || h.line >= top+ph {
+		maxTop := max(0, total-ph)
+		m.conv.top = clamp(h.line-ph/3, 0, maxTop)
+		m.conv.follow = m.conv.top >= maxTop
+	}
+	m.conv.cursor = hitItem(m.state.RunsOf(th.ID), blocks, h.line)
+}
+
+// hitItem is the fold item that holds a transcript line: the innermost
+// item around it, else the run whose lines hold it.
+func hitItem(runs []*core.Run, blocks []runDoc, line int) string {
+	pos := 0
+	for bi, b := range blocks {
+		if line >= pos+len(b.lines) {
+			pos += len(b.lines)
+			continue
+		}
+		id := ""
+		if bi > 0 && bi-1 < len(runs) {
+			id = runItem(runs[bi-1].ID)
+		}
+		for _, it := range b.items {
+			if pos+it.line <= line && line < pos+it.line+it.rows {
+				id = it.id
+			}
+		}
+		return id
+	}
+	return ""
+}
+
+// searchHits unfolds what hides the query in a thread and lists where
+// it shows in the rendered transcript.
+func (m *Model) searchHits(th *core.Thread, q string) []hit {
+	lq := strings.ToLower(q)
+	m.unfoldFor(th, lq)
+	w, _ := m.mainSize()
+	var out []hit
+	pos := 0
+	for _, b := range m.blocks(th, w) {
+		for i, l := range b.lines {
+			plain := strings.ToLower(ansi.Strip(l))
+			for off := 0; ; {
+				j := strings.Index(plain[off:], lq)
+				if j < 0 {
+					break
+				}
+				c0 := ansi.StringWidth(plain[:off+j])
+				out = append(out, hit{line: pos + i, c0: c0, c1: c0 + ansi.StringWidth(lq)})
+				off += j + len(lq)
+			}
+		}
+		pos += len(b.lines)
+	}
+	return out
+}
+
+// unfoldFor opens the folds of a thread's transcript that hide text
+// holding lq (lower case): long messages, closed runs, steps whose
+// output holds it and the steps above them.
+func (m *Model) unfoldFor(th *core.Thread, lq string) {
+	has := func(s string) bool { return s != "" && strings.Contains(strings.ToLower(sanitize(s)), lq) }
+	for _, r := range m.state.RunsOf(th.ID) {
+		changed := false
+		open := func(id string) {
+			if m.folds[id] != foldOpen {
+				m.folds[id], changed = foldOpen, true
+			}
+		}
+		if longMessage(r.Text) && has(r.Text) {
+			open(msgItem(r.ID))
+		}
+		for i, st := range r.Steers {
+			if longMessage(st) && has(st) {
+				open(steerItem(r.ID, i))
+			}
+		}
+		inNodes := false
+		if a := m.state.CurrentAttempt(r); a != nil {
+			for _, n := range m.state.NodesOf(a.ID) {
+				inText := has(n.Text + m.live[n.ID])
+				if !inText && !has(n.Title) {
+					continue
+				}
+				inNodes = true
+				if inText && foldable(n) {
+					open(n.ID)
+				}
+				for p := m.state.Node(n.Parent); p != nil && p.Kind != core.NodeRootTurn; p = m.state.Node(p.Parent) {
+					if m.folds[p.ID] == foldClosed {
+						open(p.ID)
+					}
+				}
+			}
+		}
+		if inNodes && m.folds[runItem(r.ID)] == foldClosed {
+			open(runItem(r.ID))
+		}
+		if changed {
+			m.dropRun(r.ID)
+		}
+	}
+}
+
+// searchHighlight marks the current match on transcript line n of th
+// while the box is open, if the line still holds it there.
+func (m *Model) searchHighlight(th *core.Thread, n int, l string) string {
+	s := &m.search
+	if !s.open || s.total == 0 || s.line != n || s.thread != th.ID {
+		return l
+	}
+	seg := ansi.Cut(ansi.Strip(l), s.c0, s.c1)
+	if !strings.EqualFold(seg, s.query) {
+		return l
+	}
+	w := ansi.StringWidth(l)
+	return ansi.Cut(l, 0, s.c0) + ansi.ResetStyle + m.st.Selected.Render(seg) + ansi.ResetStyle + ansi.Cut(l, s.c1, w)
+}
+
+// renderSearchBar is the status line while the box is open: the query,
+// which match of how many, and the keys.
+func (m *Model) renderSearchBar(w int) string {
+	s := &m.search
+	info := "type to search the transcript"
+	switch {
+	case s.input.Value() == "":
+	case s.total == 0:
+		info = "no match"
+	default:
+		info = "match " + itoa(s.n) + " of " + itoa(s.total)
+		if s.wrapped {
+			info += " (wrapped)"
+		}
+	}
+	keys := m.keys.SearchNext.Help().Key + " next · " + m.keys.SearchPrev.Help().Key + " previous · " +
+		m.keys.CancelDialog.Help().Key + " close"
+	right := m.st.Status.Render(" · " + info + " · " + keys + " ")
+	left := m.st.Status.Render(" find: ") + s.input.View()
+	gap := max(1, w-ansi.StringWidth(left)-ansi.StringWidth(right))
+	return fit(left+m.st.Status.Render(strings.Repeat(" ", gap))+right, w)
+}
