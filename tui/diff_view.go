@@ -212,6 +212,8 @@ func (m *Model) diffKey(k tea.KeyPressMsg) tea.Cmd {
 		m.scrollDiff(len(m.diff.lines))
 	case key.Matches(k, m.keys.Copy):
 		return m.copyKey()
+	case key.Matches(k, m.keys.OpenEditor):
+		return m.openInEditor()
 	}
 	return nil
 }

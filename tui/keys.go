@@ -95,11 +95,13 @@ type KeyMap struct {
 	// The diff view owns its keys: it has no composer to type into.
 	ViewUp, ViewDown, ViewTop, ViewBottom key.Binding
 
-	// Reading and finding: Copy puts what is at the transcript cursor
-	// (or the diff) on the clipboard (copy.go); Search opens the
-	// transcript's search box, where SearchNext and SearchPrev move
-	// between matches (search.go).
-	Copy, Search, SearchNext, SearchPrev key.Binding
+	// Reading and finding (copy.go, search.go, editor.go): Copy puts
+	// what is at the transcript cursor (or the diff) on the clipboard;
+	// Search opens the transcript's search box, where SearchNext and
+	// SearchPrev move between matches; EditDraft composes the draft in
+	// $EDITOR; OpenEditor opens the diff, or the file of the step at the
+	// cursor, in $EDITOR.
+	Copy, Search, SearchNext, SearchPrev, EditDraft, OpenEditor key.Binding
 }
 
 func bind(help string, desc string, keys ...string) key.Binding {
@@ -188,6 +190,8 @@ func DefaultKeyMap() KeyMap {
 		Search:     bind("alt+/ or ctrl+/", "search the transcript", "alt+/", "ctrl+/", "ctrl+_"),
 		SearchNext: bind("enter/down", "next match (wraps)", "enter", "down", "ctrl+n"),
 		SearchPrev: bind("up", "previous match (wraps)", "up", "ctrl+p"),
+		EditDraft:  bind("alt+e", "write the draft in $EDITOR", "alt+e"),
+		OpenEditor: bind("alt+o", "open the diff or a step's file in $EDITOR", "alt+o"),
 	}
 }
 
@@ -227,6 +231,6 @@ func (k KeyMap) groups() []keyGroup {
 			helpAs(k.PageUp, "scroll the diff up a page"), helpAs(k.PageDown, "scroll the diff down a page"),
 			k.ViewTop, k.ViewBottom, helpAs(k.CancelDialog, "close the diff")}},
 		{"Reading and finding", []key.Binding{k.Copy, k.Search, k.SearchNext, k.SearchPrev,
-			helpAs(k.CancelDialog, "close the search box")}},
+			helpAs(k.CancelDialog, "close the search box"), k.EditDraft, k.OpenEditor}},
 	}
 }

@@ -214,6 +214,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.repoChecked(msg)
 	case worktreeDoneMsg:
 		return m.worktreeDone(msg)
+	case editorMsg:
+		return m.editorDone(msg)
 	}
 	return nil
 }

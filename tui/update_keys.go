@@ -130,6 +130,10 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.copyKey(), true
 	case key.Matches(k, m.keys.Search):
 		return m.openSearch(), true
+	case key.Matches(k, m.keys.EditDraft):
+		return m.editDraft(), true
+	case key.Matches(k, m.keys.OpenEditor):
+		return m.openInEditor(), true
 	default:
 		return nil, false
 	}
