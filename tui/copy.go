@@ -135,10 +135,14 @@ func (m *Model) cursorText(id string) (text, label string) {
 	return n.Text + m.live[n.ID], label
 }
 
-// reply is a run's reply: the text of its current attempt's top-level
-// assistant messages, as the agent wrote it (live text included), each
-// message separated from the next by a blank line.
+// reply is a run's reply as the agent wrote it: the one the kernel
+// recorded when the run ended (what `nexus thread show` prints), else,
+// while it runs, its current attempt's top-level assistant messages so
+// far, live text included, joined the same way.
 func (m *Model) reply(r *core.Run) string {
+	if r.Reply != "" {
+		return r.Reply
+	}
 	a := m.state.CurrentAttempt(r)
 	if a == nil {
 		return ""
@@ -159,5 +163,5 @@ func (m *Model) reply(r *core.Run) string {
 			parts = append(parts, text)
 		}
 	}
-	return strings.Join(parts, "\n\n")
+	return strings.Join(parts, "\n")
 }
