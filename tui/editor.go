@@ -143,7 +143,8 @@ func (m *Model) openInEditor() tea.Cmd {
 }
 
 // nodeFile is the file a step names: the first it wrote, else the path
-// of a file action ("read_file notes.txt"), else "".
+// of a file action (the built-in agent's "read_file notes.txt", Claude
+// Code's "Read: /ws/notes.txt"), else "".
 func nodeFile(n *core.Node) string {
 	if n == nil {
 		return ""
@@ -151,7 +152,7 @@ func nodeFile(n *core.Node) string {
 	if len(n.Paths) > 0 {
 		return n.Paths[0]
 	}
-	for _, a := range []string{"read_file ", "write_file ", "edit_file "} {
+	for _, a := range []string{"read_file ", "write_file ", "edit_file ", "Read: ", "Write: ", "Edit: ", "MultiEdit: "} {
 		if rest, ok := strings.CutPrefix(nodeTitle(n), a); ok && strings.TrimSpace(rest) != "" {
 			return strings.TrimSpace(rest)
 		}

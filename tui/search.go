@@ -51,6 +51,8 @@ func (m *Model) openSearch() tea.Cmd {
 	switch {
 	case th == nil:
 		return m.setFlash("no thread to search: select one first", true)
+	case m.gridShown():
+		return m.setFlash("search reads one thread's transcript: "+m.keys.GridZoom.Help().Key+" zooms into it", true)
 	case m.mainShowsTerm():
 		return m.setFlash("search reads the transcript: "+m.keys.TermToggle.Help().Key+" shows it", true)
 	}
