@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/nexus-tui/nexus/core"
 )
@@ -318,8 +319,13 @@ func (m *Model) searchHighlight(th *core.Thread, n int, l string) string {
 		return l
 	}
 	w := ansi.StringWidth(l)
-	return ansi.Cut(l, 0, s.c0) + ansi.ResetStyle + m.st.Selected.Render(seg) + ansi.ResetStyle + ansi.Cut(l, s.c1, w)
+	return ansi.Cut(l, 0, s.c0) + ansi.ResetStyle + m.matchStyle().Render(seg) + ansi.ResetStyle + ansi.Cut(l, s.c1, w)
 }
+
+// matchStyle marks the current match: the selection's colours,
+// underlined, so it stands out on the cursor's line too (which is drawn
+// in the selection's colours) and without colour.
+func (m *Model) matchStyle() lipgloss.Style { return m.st.Selected.Underline(true) }
 
 // renderSearchBar is the status line while the box is open: the query,
 // which match of how many, and the keys.

@@ -36,7 +36,7 @@ func searchState(t *testing.T) *core.State {
 // highlight around what.
 func (hs *harness) highlighted(what string) []string {
 	var out []string
-	mark := hs.m.st.Selected.Render(what)
+	mark := hs.m.matchStyle().Render(what)
 	for _, l := range strings.Split(hs.m.View().Content, "\n") {
 		if strings.Contains(l, mark) {
 			out = append(out, ansi.Strip(l))
@@ -120,4 +120,19 @@ func TestSearchNoMatch(t *testing.T) {
 	}
 	hs.press("esc")
 	hs.checkScreen(100, 24)
+}
+
+// A match on the transcript cursor's own line (a step's title, drawn in
+// the selection's colours) is still marked.
+func TestSearchMarksAMatchOnTheCursorLine(t *testing.T) {
+	hs := newHarness(t, searchState(t), 100, 24)
+	hs.press("shift+tab", "alt+/")
+	hs.typeText("GEN.SH")
+	hs.expectScreen("a match in a step's title", "match 1 of 1")
+	if n := hs.m.state.Node(hs.m.conv.cursor); n == nil || n.Title != "bash ./gen.sh" {
+		t.Fatalf("the cursor is on %q, want the step", hs.m.conv.cursor)
+	}
+	if h := hs.highlighted("gen.sh"); len(h) != 1 || !strings.Contains(h[0], "bash ./gen.sh") {
+		t.Fatalf("the match on the cursor's line is not marked: %q", h)
+	}
 }
