@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -100,3 +101,40 @@ func TestTUIComposeInEditor(t *testing.T) {
 
 // shellQuote quotes s for sh.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// The search keys reach nexus through a real terminal: alt+/ and ctrl+/
+// (sent as ctrl+_) open the box, typing searches, enter steps on, and
+// esc gives the typing back to the composer.
+func TestTUISearchKeys(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	th := e.must("thread", "new", "--yes", "--title", "finder")
+	for _, w := range []string{"one", "two", "three"} {
+		e.must("send", th, "say zebra "+w)
+	}
+	tt := e.startTUI(t)
+	tt.waitFor("run 3 · completed")
+	tt.keys("M-/")
+	tt.waitFor("find:")
+	tt.text("zebra")
+	scr := tt.waitForAll("find: zebra", "match 1 of ")
+	m := regexp.MustCompile(`match 1 of (\d+)`).FindStringSubmatch(scr)
+	if m == nil || m[1] == "1" {
+		t.Fatalf("want a match in each run's message and reply; the screen is:\n%s", scr)
+	}
+	tt.keys("Up") // before the first: round to the last
+	tt.waitFor("match " + m[1] + " of " + m[1] + " (wrapped)")
+	tt.keys("Enter") // after the last: round to the first
+	tt.waitFor("match 1 of " + m[1] + " (wrapped)")
+	tt.keys("Escape")
+	tt.waitGone("find:")
+	tt.text("x")
+	tt.waitComposer("typing after the search box", "x")
+	tt.keys("C-u")
+	tt.waitComposer("ctrl+u", "")
+	tt.keys("C-_")
+	tt.waitFor("find: zebra")
+	tt.keys("Escape")
+	tt.waitGone("find:")
+	tt.quitIdle()
+}
