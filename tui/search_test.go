@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/nexus-tui/nexus/core"
 )
@@ -117,6 +118,16 @@ func TestSearchNoMatch(t *testing.T) {
 	hs.expectScreen("a query with no match", "find: haystack", "no match")
 	if got := hs.m.composer.value(); got != "draft" {
 		t.Errorf("typing into the search box changed the draft to %q", got)
+	}
+	// ctrl+u clears the query; a paste goes into the box too, on one line.
+	hs.press("ctrl+u")
+	hs.send(tea.PasteMsg{Content: "needle-\nthree"})
+	hs.expectScreen("a pasted query", "find: needle- three")
+	hs.m.search.input.SetValue("")
+	hs.send(tea.PasteMsg{Content: "needle-three"})
+	hs.expectScreen("a pasted query that matches", "match 1 of 1", "needle-three at the bottom")
+	if got := hs.m.composer.value(); got != "draft" {
+		t.Errorf("pasting into the search box changed the draft to %q", got)
 	}
 	hs.press("esc")
 	hs.checkScreen(100, 24)
