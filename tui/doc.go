@@ -66,10 +66,11 @@
 //     on). search.go is the transcript's search box (alt+/ or ctrl+/),
 //     over the status line: it unfolds what hides the query, highlights
 //     the current match, scrolls to it and puts the transcript cursor on
-//     it. editor.go runs $VISUAL, else $EDITOR, else vi, with the
-//     terminal handed over (tea.ExecProcess): alt+e on the draft (through
-//     a temporary file; the file's text comes back as the draft), alt+o
-//     on the diff of the diff view or on the file a step at the cursor
+//     it (search_match.go finds and marks the matches). editor.go runs
+//     $VISUAL, else $EDITOR, else vi, with the terminal handed over
+//     (tea.ExecProcess): alt+e on the draft (through a temporary file;
+//     the file's text comes back as the draft), alt+o on the diff of the
+//     diff view or on the file a step at the cursor
 //     wrote or read (only inside the thread's workspace).
 //   - dialog_forms.go (approval, question), dialog_newthread.go (new
 //     thread), dialog_fork.go (fork), dialog_pick.go (switch provider),
