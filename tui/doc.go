@@ -65,6 +65,23 @@
 //   - diff_view.go is the diff view (ctrl+d): one run's unified diff
 //     over the whole screen but the banner and the status line, fetched
 //     through Options.Diff by a tea.Cmd.
+//   - Reading and finding. copy.go puts text on the clipboard with
+//     OSC 52 through tea.Raw (alt+y): the diff in the diff view; in the
+//     transcript the item at the cursor (a run: its reply, as the agent
+//     wrote it; a step: its output; a long message: the message); else
+//     the selected thread's latest reply. The exact text goes out
+//     base64-encoded, so nothing in it acts on the terminal, at most 1
+//     MiB (the status line says when it was cut); inside tmux both as is
+//     (set-clipboard on) and wrapped for passthrough (allow-passthrough
+//     on). search.go is the transcript's search box (alt+/ or ctrl+/),
+//     over the status line: it unfolds what hides the query, highlights
+//     the current match, scrolls to it and puts the transcript cursor on
+//     it (search_match.go finds and marks the matches). editor.go runs
+//     $VISUAL, else $EDITOR, else vi, with the terminal handed over
+//     (tea.ExecProcess): alt+e on the draft (through a temporary file;
+//     the file's text comes back as the draft), alt+o on the diff of the
+//     diff view or on the file a step at the cursor
+//     wrote or read (only inside the thread's workspace).
 //   - dialog_forms.go (approval, question), dialog_newthread.go (new
 //     thread), dialog_fork.go (fork), dialog_pick.go (switch provider),
 //     dialog_worktree.go (a worktree thread's diff, commit, merge and
@@ -247,6 +264,15 @@
 //	              it (a click opens or folds a long message); i writes
 //	arrows, enter, esc     grid: move, zoom into the thread, leave
 //	y / a / n     allow once / allow always / deny in an approval dialog
+//	alt+y         copy to the clipboard (OSC 52): the diff in the diff
+//	              view; the reply, output or message at the transcript
+//	              cursor; else the latest reply
+//	alt+/, ctrl+/ search the transcript: the box takes the status line and
+//	              every key; enter, down or ctrl+n the next match, up or
+//	              ctrl+p the previous (both wrap), esc closes it
+//	alt+e         write the draft in $VISUAL/$EDITOR (vi)
+//	alt+o         open the diff (diff view), or the file of the step at
+//	              the transcript cursor, in $VISUAL/$EDITOR
 //	ctrl+f        zoom the selected thread's terminal to the whole screen
 //	ctrl+s        show the thread's terminal or its transcript (a PTY
 //	              thread: its program; another, such as ACP: the terminal
@@ -258,6 +284,13 @@
 //	              over it: 3 lines a notch); never sent to the program
 //	shift+home/shift+end   scrolled back: the oldest line kept, the
 //	              bottom; at the bottom they go to the program
+//
+// The issue asked for / and n/N in the transcript; here printable keys
+// always type into the composer, so search opens with alt+/ (ctrl+/,
+// which most terminals send as ctrl+_, too), and n/N live inside the
+// search box as enter/down and up, where typing goes to the query. The
+// box is modal like the thread filter: printable keys type the query
+// until esc, and then go to the composer again.
 //
 // A focused terminal pane (tab or a click into it) and the zoom send
 // every key to the child, tab, ctrl+c, f1 and esc included, except

@@ -89,6 +89,9 @@ type Model struct {
 
 	// notify is what notifications need (notify.go).
 	notify notifyState
+	// search is the transcript's search box and its current match
+	// (search.go).
+	search searchBox
 }
 
 // threadRow is the derived view of one thread for the list.
@@ -220,6 +223,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.repoChecked(msg)
 	case worktreeDoneMsg:
 		return m.worktreeDone(msg)
+	case editorMsg:
+		return m.editorDone(msg)
 	}
 	return nil
 }
