@@ -99,9 +99,6 @@ func TestTUIComposeInEditor(t *testing.T) {
 	tt.quitIdle()
 }
 
-// shellQuote quotes s for sh.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 // The search keys reach nexus through a real terminal: alt+/ and ctrl+/
 // (sent as ctrl+_) open the box, typing searches, enter steps on, and
 // esc gives the typing back to the composer.
