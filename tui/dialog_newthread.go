@@ -140,7 +140,7 @@ func (d *newThreadDialog) repoChecked(st *core.State, msg repoCheckedMsg) {
 	}
 	switch n := liveIn(st, msg.top); {
 	case msg.err != nil:
-		d.wt.settle(false, "cannot tell: "+oneLine(msg.err.Error()))
+		d.wt.settle(false, oneLine(msg.err.Error()))
 	case msg.top == "":
 		d.wt.settle(false, "not a git repository")
 	case n == 1:

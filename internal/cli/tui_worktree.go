@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/store/checkpoint"
 	"github.com/nexus-tui/nexus/tui"
 )
 
@@ -29,7 +31,17 @@ func tuiWorktrees(b core.Backend, w *worktrees) *tui.Worktrees {
 		return st, th, nil
 	}
 	return &tui.Worktrees{
-		Repo: func(ctx context.Context, dir string) (string, error) { return w.m.RepoTop(ctx, dir) },
+		Repo: func(ctx context.Context, dir string) (string, error) {
+			top, err := w.m.RepoTop(ctx, dir)
+			if err != nil || top == "" {
+				return top, err
+			}
+			// A repository with no commit yet cannot give a worktree.
+			if _, err := w.m.Resolve(ctx, top, "HEAD"); errors.Is(err, checkpoint.ErrNotFound) {
+				return "", errors.New("the repository has no commit yet: commit once to give threads worktrees of their own")
+			}
+			return top, nil
+		},
 		Add: func(ctx context.Context, spec tui.WorktreeSpec) (tui.WorktreeMade, error) {
 			return w.addFor(ctx, b, spec)
 		},

@@ -61,6 +61,13 @@ func TestTUIWorktrees(t *testing.T) {
 	if top, err := ops.Repo(ctx, repo); err != nil || top != repo {
 		t.Fatalf("Repo = %q, %v; want %q", top, err, repo)
 	}
+	// A repository with no commit cannot give a worktree: the new thread
+	// dialog hears why, with its worktree off.
+	unborn, _ := filepath.EvalSymlinks(t.TempDir())
+	gitIn(t, unborn, "init", "-q")
+	if top, err := ops.Repo(ctx, unborn); top != "" || err == nil || !strings.Contains(err.Error(), "no commit yet") {
+		t.Fatalf("Repo of an unborn repository = %q, %v; want a no-commit error", top, err)
+	}
 	made, err := ops.Add(ctx, tui.WorktreeSpec{Thread: "tdemo01", Dir: repo, Branch: "nexus/demo", AutoBranch: true})
 	if err != nil {
 		t.Fatal(err)

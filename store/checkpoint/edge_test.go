@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,11 @@ func TestUnbornRepository(t *testing.T) {
 	}
 	if _, err := m.AddWorktree(context.Background(), repo, filepath.Join(t.TempDir(), "wt"), run1.Commit, ""); err == nil || !strings.Contains(err.Error(), "no commit") {
 		t.Errorf("AddWorktree from an unborn checkpoint = %v, want ErrNoCommits", err)
+	}
+	// A new thread's worktree from HEAD: the same clear refusal, not
+	// "not found".
+	if _, err := m.AddWorktree(context.Background(), repo, filepath.Join(t.TempDir(), "wt2"), "HEAD", "nexus/x"); !errors.Is(err, ErrNoCommits) {
+		t.Errorf("AddWorktree from an unborn HEAD = %v, want ErrNoCommits", err)
 	}
 }
 

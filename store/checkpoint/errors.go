@@ -18,7 +18,7 @@ var (
 	ErrNotGit = errors.New("checkpoint: workspace is not in a git repository; worktrees need one (run git init and commit, or fork without --worktree)")
 	// ErrNoCommits refuses a worktree for a repository, or a checkpoint,
 	// that has no commit to check out.
-	ErrNoCommits = errors.New("checkpoint: the repository has no commit to base a worktree on; commit once, then fork again")
+	ErrNoCommits = errors.New("checkpoint: the repository has no commit to base a worktree on; commit once (git commit --allow-empty -m start), or work without a worktree of its own")
 	// ErrNotFound says a checkpoint commit or ref does not exist in the
 	// workspace's repository.
 	ErrNotFound = errors.New("checkpoint: checkpoint not found; its ref may have been deleted or the repository garbage-collected (record the checkpoint missing)")

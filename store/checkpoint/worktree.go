@@ -53,6 +53,9 @@ func (m *Manager) AddWorktree(ctx context.Context, repo, path, commit, branch st
 		return Worktree{}, err
 	}
 	target := objs[0]
+	if target.typ != "commit" && commit == "HEAD" {
+		return Worktree{}, fmt.Errorf("%w (%s)", ErrNoCommits, w.Top)
+	}
 	if target.typ != "commit" {
 		return Worktree{}, fmt.Errorf("%w: %s in %s", ErrNotFound, commit, w.GitDir)
 	}
