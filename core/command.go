@@ -33,6 +33,8 @@ const (
 	// CmdRollbackUndo undoes the thread's last rollback (or undo: a redo).
 	CmdRollbackUndo CommandKind = "rollback.undo"
 	CmdCheckpoint   CommandKind = "checkpoint.capture"
+	// CmdThreadBudget sets a thread's BudgetUSD and MaxTokens (0: none).
+	CmdThreadBudget CommandKind = "thread.budget"
 )
 
 // SendMode is how message.send meets an active run.
@@ -146,6 +148,10 @@ func (c *Command) Validate() error {
 		return refuse("budget must be a finite number of US dollars")
 	}
 	switch c.Kind {
+	case CmdThreadBudget:
+		if c.BudgetUSD < 0 || c.MaxTokens < 0 {
+			return refuse("budget and token cap must not be negative")
+		}
 	case CmdThreadCreate:
 		if c.NewThread == "" {
 			return refuse("thread.create needs a new thread id")

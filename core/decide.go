@@ -133,6 +133,8 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 		rej = t.undo(c)
 	case CmdCheckpoint:
 		rej = t.mark(c)
+	case CmdThreadBudget:
+		rej = t.setBudget(c)
 	default:
 		return nil, nil, nil, refuse("%s is not available in this version of nexus", c.Kind)
 	}
