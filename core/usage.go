@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Usage is tokens and cost summed over model calls. CostUnknown: some of
 // the tokens came without a price (Codex, an ACP agent that reports no
@@ -99,4 +102,32 @@ func bucket(m map[string]*Usage, k string) *Usage {
 		m[k] = &Usage{}
 	}
 	return m[k]
+}
+
+// Cost is the cost as people read it: "$0.0123", "$1.20", "unknown" when
+// no part of the usage was priced, "$1.20 + unknown" when only part was.
+func (u Usage) Cost() string {
+	s := "$" + strconv.FormatFloat(u.CostUSD, 'f', 2, 64)
+	if u.CostUSD > 0 && u.CostUSD < 0.01 {
+		s = "$" + strconv.FormatFloat(u.CostUSD, 'f', 4, 64)
+	}
+	switch {
+	case u.CostUnknown && u.CostUSD == 0:
+		return "unknown"
+	case u.CostUnknown:
+		return s + " + unknown"
+	}
+	return s
+}
+
+// ThreadTotal is a thread's usage as the thread keeps it (what `thread show
+// --json` reports and the list shows).
+func ThreadTotal(st *State, th *Thread) Usage {
+	u := Usage{TokensIn: th.TokensIn, TokensOut: th.TokensOut, CostUSD: th.CostUSD, CostUnknown: th.NoCost}
+	for _, r := range st.RunsOf(th.ID) {
+		if r.TokensIn+r.TokensOut > 0 || r.CostUSD > 0 {
+			u.Runs++
+		}
+	}
+	return u
 }

@@ -79,6 +79,8 @@ commands:
   verify [--repair]
   export FILE | import FILE
   providers
+  usage [--json] [--since 7d|DAY|TIME]   tokens and cost per thread, provider, day
+  budget THREAD [--usd X] [--max-tokens N]
   version`
 
 func (a *app) main(ctx context.Context, args []string) int {
@@ -187,6 +189,10 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdImport(ctx, args)
 	case "providers":
 		return a.cmdProviders(ctx, args)
+	case "usage":
+		return a.cmdUsage(ctx, args)
+	case "budget":
+		return a.cmdBudget(ctx, args)
 	case "worker":
 		return a.cmdWorker(ctx, args)
 	case "version":

@@ -58,8 +58,8 @@ type threadOpts struct {
 func (o *threadOpts) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.provider, "provider", "builtin", "provider profile")
 	fs.StringVar(&o.workspace, "workspace", "", "workspace directory")
-	fs.Float64Var(&o.budget, "budget-usd", 0, "stop when the next model call would pass this many US dollars")
-	fs.IntVar(&o.maxTokens, "max-tokens", 0, "stop when the next model call would pass this many tokens")
+	fs.Float64Var(&o.budget, "budget-usd", 0, "hold the next turn (the built-in agent: the next model call) when it would pass this many US dollars")
+	fs.IntVar(&o.maxTokens, "max-tokens", 0, "hold the next turn (the built-in agent: the next model call) when it would pass this many tokens")
 	fs.BoolVar(&o.yes, "yes", false, "let the agent write files and run commands without asking")
 }
 
@@ -362,19 +362,12 @@ func (a *app) threadArchive(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
-		return err
-	}
-	s, err := a.connect(ctx)
+	s, _, th, err := a.connectThread(ctx, pos[0])
 	if err != nil {
 		return err
 	}
 	defer s.stop()
-	st, err := s.State(ctx)
-	if err != nil {
-		return err
-	}
-	th := st.Threads[pos[0]]
+	pos[0] = th.ID
 	var w *worktrees
 	if th != nil && th.Worktree != "" {
 		if w, err = a.worktrees(); err != nil {
