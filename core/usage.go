@@ -104,11 +104,12 @@ func bucket(m map[string]*Usage, k string) *Usage {
 	return m[k]
 }
 
-// Cost is the cost as people read it: "$0.0123", "$1.20", "unknown" when
-// no part of the usage was priced, "$1.20 + unknown" when only part was.
+// Cost is the cost as people read it: "$0.0123" below a dollar, "$1.20"
+// from one, "unknown" when no part of the usage was priced, "$1.20 +
+// unknown" when only part was.
 func (u Usage) Cost() string {
 	s := "$" + strconv.FormatFloat(u.CostUSD, 'f', 2, 64)
-	if u.CostUSD > 0 && u.CostUSD < 0.01 {
+	if u.CostUSD > 0 && u.CostUSD < 1 {
 		s = "$" + strconv.FormatFloat(u.CostUSD, 'f', 4, 64)
 	}
 	switch {

@@ -28,6 +28,7 @@ type KeyMap struct {
 	Switch       key.Binding
 	Rollback     key.Binding
 	Worktree     key.Binding
+	Usage        key.Binding
 	WiderLeft    key.Binding
 	NarrowerLeft key.Binding
 	TallerTodos  key.Binding
@@ -119,6 +120,7 @@ func DefaultKeyMap() KeyMap {
 		Switch:       bind("ctrl+p", "switch the selected thread's provider", "ctrl+p"),
 		Rollback:     bind("ctrl+z", "roll the selected thread's workspace back to a run", "ctrl+z"),
 		Worktree:     bind("ctrl+l/alt+w", "the thread's worktree: diff, commit, merge, archive", "ctrl+l", "alt+w"),
+		Usage:        bind("alt+u/alt+$", "cost view: tokens and cost per thread, provider, day", "alt+u", "alt+$"),
 		WiderLeft:    bind("ctrl+right", "widen the left column (kept for next time)", "ctrl+right"),
 		NarrowerLeft: bind("ctrl+left", "narrow the left column", "ctrl+left"),
 		TallerTodos:  bind("ctrl+up", "grow the todos pane (kept for next time)", "ctrl+up"),
@@ -196,7 +198,7 @@ type keyGroup struct {
 func (k KeyMap) groups() []keyGroup {
 	return []keyGroup{
 		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.FocusNext, k.FocusPrev,
-			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Worktree, k.Grid,
+			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Worktree, k.Usage, k.Grid,
 			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.ClearDraft, k.HistoryPrev, k.HistoryNext, k.Leave}},
 		{"Threads and transcript (a printable key types into the composer)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom,
@@ -212,6 +214,7 @@ func (k KeyMap) groups() []keyGroup {
 		{"Worktree dialog", []key.Binding{helpAs(k.Confirm, "diff, commit, merge or archive (or d, c, m, a)"),
 			helpAs(k.Newline, "commit message: new line"), helpAs(k.Allow, "merge, archive: go ahead")}},
 		{"Quit dialog", []key.Binding{k.StopHost}},
+		{"Cost view", []key.Binding{k.ViewUp, k.ViewDown, helpAs(k.CancelDialog, "close the cost view")}},
 		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.ViewUp, k.ViewDown,
 			helpAs(k.PageUp, "scroll the diff up a page"), helpAs(k.PageDown, "scroll the diff down a page"),
 			k.ViewTop, k.ViewBottom, helpAs(k.CancelDialog, "close the diff")}},
