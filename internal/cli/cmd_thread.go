@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -89,6 +90,8 @@ func (a *app) createThread(ctx context.Context, s *session, o threadOpts) (*core
 	if o.budget < 0 || o.maxTokens < 0 {
 		return nil, usageErr("--budget-usd and --max-tokens must not be negative")
 	}
+	// The profile's budget is the default (budget_usd, max_tokens).
+	o.budget, o.maxTokens = cmp.Or(o.budget, prof.BudgetUSD), cmp.Or(o.maxTokens, prof.MaxTokens)
 	// The profile's approval policy is the default; --yes allows both.
 	allow := prof.Allow
 	if o.yes {

@@ -112,3 +112,32 @@ func demoCLI(t *testing.T) func(want int, args ...string) (string, string) {
 		return out.String(), errOut.String()
 	}
 }
+
+// TestProfileBudget: a config-file profile's budget_usd and max_tokens are
+// a new thread's budget unless `thread new` gives one.
+func TestProfileBudget(t *testing.T) {
+	nexus := demoCLI(t)
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte("[profiles.claude]\nbudget_usd = 0.5\nmax_tokens = 9000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("NEXUS_CONFIG", cfg)
+	for _, tc := range []struct {
+		args   []string
+		usd    float64
+		tokens int
+	}{
+		{nil, 0.5, 9000},
+		{[]string{"--budget-usd", "2"}, 2, 9000},
+	} {
+		id, _ := nexus(ExitOK, append([]string{"thread", "new", "--provider", "claude"}, tc.args...)...)
+		out, _ := nexus(ExitOK, "thread", "show", strings.TrimSpace(id), "--json")
+		var v ThreadView
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatal(err)
+		}
+		if v.BudgetUSD != tc.usd || v.MaxTokens != tc.tokens {
+			t.Errorf("thread new %v: budget $%g, %d tokens; want $%g, %d", tc.args, v.BudgetUSD, v.MaxTokens, tc.usd, tc.tokens)
+		}
+	}
+}
