@@ -16,6 +16,12 @@ import (
 // allow_always lifts the budget, deny stops the run and holds the queue.
 // thread.budget sets a budget and, when the new one covers the held turn,
 // resolves the request and starts it.
+//
+// The daily budget (State.DailyBudgetUSD, set by budget.daily) is the same
+// check across all threads: the cost of the runs started on the UTC day of
+// the new run, plus its estimate. Its request says so (Action "daily"):
+// allow runs this turn and leaves the daily budget as it is, an answer
+// sets a new daily budget, allow_always lifts it.
 
 // budgetEstimate is what the thread's next turn is taken to cost: the
 // usage of its latest run that reported any, other than skip.
@@ -30,10 +36,49 @@ func (st *State) budgetEstimate(thread, skip string) (usd float64, tokens int) {
 	return 0, 0
 }
 
-// overBudget says why the thread's next turn would pass its budget, or ""
-// when it would not.
-func (st *State) overBudget(th *Thread, run string) string {
+// budgetDaily is the Request.Action of a hold for the daily budget.
+const budgetDaily = "daily"
+
+// overBudget says why the thread's next turn, at time at, would pass its
+// budget or the daily one ("" when it would not), and which.
+func (st *State) overBudget(th *Thread, run string, at int64) (why, action string) {
 	usd, tokens := st.budgetEstimate(th.ID, run)
+	if why := st.overThread(th, usd, tokens); why != "" {
+		return why, ""
+	}
+	if why := st.overDaily(st.DailyBudgetUSD, usd, at); why != "" {
+		return why, budgetDaily
+	}
+	return "", ""
+}
+
+// overDaily is a daily budget (0: none) for a turn of about usd at time at.
+func (st *State) overDaily(budget, usd float64, at int64) string {
+	if budget <= 0 {
+		return ""
+	}
+	day := UsageDay(at)
+	spent := st.spentOn(day)
+	if spent >= budget || spent+usd > budget {
+		return "daily budget: " + dollars(spent) + " spent on " + day + " (UTC) of " + dollars(budget) +
+			"; the next turn costs about " + dollars(usd)
+	}
+	return ""
+}
+
+// spentOn sums the cost of the runs started on a UTC day.
+func (st *State) spentOn(day string) float64 {
+	sum := 0.0
+	for _, r := range st.Runs {
+		if r.CostUSD > 0 && UsageDay(runStart(r)) == day {
+			sum += r.CostUSD
+		}
+	}
+	return sum
+}
+
+// overThread is the thread's own budget and token cap.
+func (st *State) overThread(th *Thread, usd float64, tokens int) string {
 	spentTokens := th.TokensIn + th.TokensOut
 	switch {
 	case th.BudgetUSD > 0 && (th.CostUSD >= th.BudgetUSD || th.CostUSD+usd > th.BudgetUSD):
@@ -52,14 +97,14 @@ func dollars(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 4, 64)
 // thread's next turn would pass its budget, and reports whether it did.
 func (t *tx) holdForBudget(r *Run, a *Attempt) bool {
 	th := t.st.Threads[r.Thread]
-	why := t.st.overBudget(th, r.ID)
+	why, action := t.st.overBudget(th, r.ID, t.at)
 	if why == "" {
 		return false
 	}
 	prompt := why + ". Allow this turn, answer a new budget in USD, or deny to stop."
 	n := t.addNode(a, "request:budget", NodeApproval, "", prompt)
 	q := Request{ID: "R" + itoa(t.st.RequestCount+1), Thread: r.Thread, Run: r.ID, Attempt: a.ID,
-		Node: n.ID, Kind: RequestBudget, Status: RequestPending, Prompt: prompt, Key: "budget", CreatedAt: t.at}
+		Node: n.ID, Kind: RequestBudget, Status: RequestPending, Prompt: prompt, Key: "budget", Action: action, CreatedAt: t.at}
 	t.putRequest(q)
 	rc := *t.st.Runs[r.ID]
 	rc.Status = RunWaiting
@@ -85,6 +130,9 @@ func (st *State) budgetHold(r *Run) *Request {
 func (t *tx) respondBudget(c *Command, q *Request) *Rejection {
 	th := *t.st.Threads[q.Thread]
 	r := t.st.Runs[q.Run]
+	if q.Action == budgetDaily && c.Response != RespDeny {
+		return t.respondDaily(c, q, r)
+	}
 	switch c.Response {
 	case RespDeny:
 		t.resolveBudget(q, c.Response, "stopped")
@@ -103,12 +151,13 @@ func (t *tx) respondBudget(c *Command, q *Request) *Rejection {
 			th.MaxTokens = max(th.MaxTokens, th.TokensIn+th.TokensOut+tokens)
 		}
 	case RespAnswer:
-		v, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(c.Answer), "$"), 64)
-		if err != nil || v < 0 || v != v || v > 1e9 {
-			return reject(ReasonInvalidState, "%q is not a budget: answer an amount in US dollars such as 5 or 0.50", c.Answer)
+		v, rej := parseBudget(c.Answer)
+		if rej != nil {
+			return rej
 		}
 		th.BudgetUSD = v
-		if why := t.withBudget(th, r); why != "" {
+		usd, tokens := t.st.budgetEstimate(r.Thread, r.ID)
+		if why := t.st.overThread(&th, usd, tokens); why != "" {
 			return reject(ReasonInvalidState, "%s: answer a higher amount, or allow this turn", why)
 		}
 	}
@@ -118,8 +167,67 @@ func (t *tx) respondBudget(c *Command, q *Request) *Rejection {
 	return nil
 }
 
-// withBudget is overBudget for th's budget as it would be set.
-func (t *tx) withBudget(th Thread, r *Run) string { return t.st.overBudget(&th, r.ID) }
+func parseBudget(answer string) (float64, *Rejection) {
+	v, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(answer), "$"), 64)
+	if err != nil || v < 0 || v != v || v > 1e9 {
+		return 0, reject(ReasonInvalidState, "%q is not a budget: answer an amount in US dollars such as 5 or 0.50", answer)
+	}
+	return v, nil
+}
+
+// respondDaily answers a hold for the daily budget (deny goes the common
+// way): allow runs this turn, allow_always lifts the daily budget, an
+// answer sets it.
+func (t *tx) respondDaily(c *Command, q *Request, r *Run) *Rejection {
+	switch c.Response {
+	case RespAllowAlways:
+		t.putDaily(0)
+	case RespAnswer:
+		v, rej := parseBudget(c.Answer)
+		if rej != nil {
+			return rej
+		}
+		usd, _ := t.st.budgetEstimate(r.Thread, r.ID)
+		if why := t.st.overDaily(v, usd, t.at); why != "" {
+			return reject(ReasonInvalidState, "%s: answer a higher amount, or allow this turn", why)
+		}
+		t.putDaily(v)
+	}
+	t.resolveBudget(q, c.Response, c.Answer)
+	t.releaseBudget(r)
+	return nil
+}
+
+func (t *tx) putDaily(usd float64) {
+	t.emit(EvDailyBudget, Event{Payload: Payload{DailyUSD: usd}})
+}
+
+// setDailyBudget handles budget.daily: the new daily budget, and every held
+// turn that no budget holds any more starts.
+func (t *tx) setDailyBudget(c *Command) *Rejection {
+	t.putDaily(c.BudgetUSD)
+	for _, id := range sortedKeys(t.st.Threads) {
+		t.releaseIfCovered(t.st.Threads[id], "daily budget set to "+dollars(c.BudgetUSD))
+	}
+	return nil
+}
+
+// releaseIfCovered starts the thread's held turn if no budget holds it now.
+func (t *tx) releaseIfCovered(th *Thread, answer string) {
+	r := t.st.ActiveRun(th.ID)
+	q := t.st.budgetHold(r)
+	if q == nil {
+		return
+	}
+	if why, _ := t.st.overBudget(th, r.ID, t.at); why != "" {
+		return
+	}
+	if t.receipt.Run == "" {
+		t.receipt.Run, t.receipt.Ordinal, t.receipt.Request = r.ID, r.Ordinal, q.ID
+	}
+	t.resolveBudget(q, RespAllow, answer)
+	t.releaseBudget(r)
+}
 
 func (t *tx) resolveBudget(q *Request, resp Response, answer string) {
 	nq := *q
@@ -142,11 +250,6 @@ func (t *tx) setBudget(c *Command) *Rejection {
 	th := *t.st.Threads[c.Thread]
 	th.BudgetUSD, th.MaxTokens = c.BudgetUSD, c.MaxTokens
 	t.putThread(th)
-	r := t.st.ActiveRun(th.ID)
-	if q := t.st.budgetHold(r); q != nil && t.withBudget(th, r) == "" {
-		t.receipt.Run, t.receipt.Ordinal, t.receipt.Request = r.ID, r.Ordinal, q.ID
-		t.resolveBudget(q, RespAllow, "budget set to "+dollars(c.BudgetUSD))
-		t.releaseBudget(r)
-	}
+	t.releaseIfCovered(t.st.Threads[th.ID], "budget set to "+dollars(c.BudgetUSD))
 	return nil
 }

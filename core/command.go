@@ -35,6 +35,9 @@ const (
 	CmdCheckpoint   CommandKind = "checkpoint.capture"
 	// CmdThreadBudget sets a thread's BudgetUSD and MaxTokens (0: none).
 	CmdThreadBudget CommandKind = "thread.budget"
+	// CmdDailyBudget sets what all threads may spend in a UTC day
+	// (BudgetUSD, 0: no limit).
+	CmdDailyBudget CommandKind = "budget.daily"
 )
 
 // SendMode is how message.send meets an active run.
@@ -148,7 +151,7 @@ func (c *Command) Validate() error {
 		return refuse("budget must be a finite number of US dollars")
 	}
 	switch c.Kind {
-	case CmdThreadBudget:
+	case CmdThreadBudget, CmdDailyBudget:
 		if c.BudgetUSD < 0 || c.MaxTokens < 0 {
 			return refuse("budget and token cap must not be negative")
 		}
@@ -210,7 +213,7 @@ func (c *Command) Validate() error {
 	default:
 		return refuse("unknown command kind %q", c.Kind)
 	}
-	if c.Kind != CmdThreadCreate && c.Kind != CmdRunResume && c.Thread == "" && c.Kind != CmdRequestRespond {
+	if c.Kind != CmdThreadCreate && c.Kind != CmdRunResume && c.Thread == "" && c.Kind != CmdRequestRespond && c.Kind != CmdDailyBudget {
 		return refuse("%s needs a thread id", c.Kind)
 	}
 	return nil

@@ -307,6 +307,8 @@ func describe(ev *Event) string {
 		if p.Thread.BudgetUSD > 0 || p.Thread.MaxTokens > 0 {
 			s += fmt.Sprintf(" budget=%g/%d", p.Thread.BudgetUSD, p.Thread.MaxTokens)
 		}
+	case ev.Type == EvDailyBudget:
+		s += fmt.Sprintf(" $%g", p.DailyUSD)
 	case p.Run != nil:
 		r := p.Run
 		s += fmt.Sprintf(" %s %s attempts=%d", r.ID, r.Status, r.Attempts)

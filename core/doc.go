@@ -93,7 +93,8 @@
 //     checkpoint lists its own paths; an operation records what it
 //     changes before it changes it, and can be undone (decide_undo.go).
 //   - A new run's turn does not start while the thread's spend plus the
-//     cost of its latest run would pass its budget (budget.go): the run
+//     cost of its latest run would pass its budget, or the day's spend
+//     of all threads the daily budget (budget.go): the run
 //     waits on a budget request, the kernel's own, until it is answered
 //     or thread.budget raises the budget. Usage is summed onto the run
 //     and the thread as the provider reports it (decide_step.go).

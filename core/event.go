@@ -38,6 +38,8 @@ type Payload struct {
 	Text string `json:"text,omitempty" msgpack:"tx,omitempty"`
 	// Note is a human-readable line for warnings and activity.
 	Note string `json:"note,omitempty" msgpack:"nt,omitempty"`
+	// DailyUSD is the daily budget a budget.daily event sets.
+	DailyUSD float64 `json:"dailyUsd,omitempty" msgpack:"du,omitempty"`
 }
 
 // EventType names what an event records. Part of the on-disk format:
@@ -65,6 +67,9 @@ const (
 	EvCommandAccepted EventType = "command.accepted"
 	EvRuntimeWarning  EventType = "runtime.warning"
 	EvHostRecovered   EventType = "host.recovered"
+	// EvDailyBudget sets State.DailyBudgetUSD to Payload.DailyUSD (0:
+	// none).
+	EvDailyBudget EventType = "budget.daily"
 	// EvJournalRepaired stands at a seq whose event nexus verify --repair
 	// could not recover; Payload.Note says why and where the original
 	// journal is kept. It changes nothing but the seq.

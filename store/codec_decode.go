@@ -334,6 +334,8 @@ func decPayload(r *reader, p *core.Payload) {
 			p.Text = r.str()
 		case "nt":
 			p.Note = r.str()
+		case "du":
+			p.DailyUSD = r.float()
 		default:
 			r.skip()
 		}

@@ -471,5 +471,6 @@ func encPayload(e *enc, p *core.Payload) {
 	}
 	o.strOmit("tx", p.Text)
 	o.strOmit("nt", p.Note)
+	o.floatOmit("du", p.DailyUSD)
 	o.end()
 }

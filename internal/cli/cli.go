@@ -80,7 +80,7 @@ commands:
   export FILE | import FILE
   providers
   usage [--json] [--since 7d|DAY|TIME]   tokens and cost per thread, provider, day
-  budget THREAD [--usd X] [--max-tokens N]
+  budget THREAD [--usd X] [--max-tokens N] | budget --daily [--usd X]
   version`
 
 func (a *app) main(ctx context.Context, args []string) int {

@@ -88,6 +88,14 @@ func TestUsageJSON(t *testing.T) {
 	if !strings.Contains(errOut, "--usd -1: give an amount in US dollars") {
 		t.Errorf("negative budget: %q", errOut)
 	}
+	nexus(ExitOK, "budget", "--daily", "--usd", "3")
+	out, _ = nexus(ExitOK, "budget", "--daily")
+	if want := "spent $0.00 on " + today + " (UTC); daily budget $3.00\n"; out != want {
+		t.Errorf("budget --daily shows %q, want %q", out, want)
+	}
+	if _, errOut = nexus(ExitUsage, "budget"); !strings.Contains(errOut, "give a THREAD, or --daily") {
+		t.Errorf("budget without a thread: %q", errOut)
+	}
 }
 
 // demoCLI runs nexus in-process in a workspace with a README.md and a
