@@ -66,12 +66,16 @@ func (st *State) overDaily(budget, usd float64, at int64) string {
 	return ""
 }
 
-// spentOn sums the cost of the runs started on a UTC day.
+// spentOn sums the cost of the runs started on a UTC day, in a fixed
+// order (threads by id, runs by ordinal): a float sum in map order could
+// differ in its last bit between replays, and Decide must not.
 func (st *State) spentOn(day string) float64 {
 	sum := 0.0
-	for _, r := range st.Runs {
-		if r.CostUSD > 0 && UsageDay(runStart(r)) == day {
-			sum += r.CostUSD
+	for _, id := range sortedKeys(st.Threads) {
+		for _, r := range st.RunsOf(id) {
+			if r.CostUSD > 0 && UsageDay(runStart(r)) == day {
+				sum += r.CostUSD
+			}
 		}
 	}
 	return sum
