@@ -292,6 +292,9 @@ func (t *tx) interrupt(c *Command, holdQueue, stop bool) *Rejection {
 	if t.st.budgetHold(active) != nil {
 		// Its turn never began: nothing to ask the provider.
 		t.endAttempt(active, AttemptCancelled, RunInterrupted, "interrupted by user")
+		if stop {
+			t.stopSession(th.ID, "stopped by user")
+		}
 		t.startNext(th.ID)
 		return nil
 	}
