@@ -33,6 +33,11 @@ const (
 	// CmdRollbackUndo undoes the thread's last rollback (or undo: a redo).
 	CmdRollbackUndo CommandKind = "rollback.undo"
 	CmdCheckpoint   CommandKind = "checkpoint.capture"
+	// CmdThreadBudget sets a thread's BudgetUSD and MaxTokens (0: none).
+	CmdThreadBudget CommandKind = "thread.budget"
+	// CmdDailyBudget sets what all threads may spend in a UTC day
+	// (BudgetUSD, 0: no limit).
+	CmdDailyBudget CommandKind = "budget.daily"
 )
 
 // SendMode is how message.send meets an active run.
@@ -146,6 +151,10 @@ func (c *Command) Validate() error {
 		return refuse("budget must be a finite number of US dollars")
 	}
 	switch c.Kind {
+	case CmdThreadBudget, CmdDailyBudget:
+		if c.BudgetUSD < 0 || c.MaxTokens < 0 {
+			return refuse("budget and token cap must not be negative")
+		}
 	case CmdThreadCreate:
 		if c.NewThread == "" {
 			return refuse("thread.create needs a new thread id")
@@ -204,7 +213,7 @@ func (c *Command) Validate() error {
 	default:
 		return refuse("unknown command kind %q", c.Kind)
 	}
-	if c.Kind != CmdThreadCreate && c.Kind != CmdRunResume && c.Thread == "" && c.Kind != CmdRequestRespond {
+	if c.Kind != CmdThreadCreate && c.Kind != CmdRunResume && c.Thread == "" && c.Kind != CmdRequestRespond && c.Kind != CmdDailyBudget {
 		return refuse("%s needs a thread id", c.Kind)
 	}
 	return nil

@@ -68,7 +68,7 @@ func (st *State) TurnFor(r *Run, reason AttemptReason) *Turn {
 	}
 	var settled []Request
 	for _, q := range st.RequestsOf(r.ID) {
-		if q.Status == RequestResolved {
+		if q.Status == RequestResolved && q.Kind != RequestBudget { // the kernel's own, not the agent's
 			settled = append(settled, *q)
 		}
 	}

@@ -135,6 +135,10 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 		rej = t.undo(c)
 	case CmdCheckpoint:
 		rej = t.mark(c)
+	case CmdThreadBudget:
+		rej = t.setBudget(c)
+	case CmdDailyBudget:
+		rej = t.setDailyBudget(c)
 	default:
 		return nil, nil, nil, refuse("%s is not available in this version of nexus", c.Kind)
 	}
@@ -172,6 +176,8 @@ func checkRefs(st *State, c *Command) error {
 		if st.Requests[c.Request] == nil {
 			return refuse("unknown request %q: list pending ones with `nexus requests`", c.Request)
 		}
+		return nil
+	case CmdDailyBudget:
 		return nil
 	case CmdRunResume:
 		if c.Thread == "" {

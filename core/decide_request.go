@@ -47,6 +47,9 @@ func (t *tx) respond(c *Command) *Rejection {
 	case RequestNotResumable:
 		return reject(ReasonNotResumable, "request %s can no longer be answered: its provider process ended", q.ID)
 	}
+	if q.Kind == RequestBudget {
+		return t.respondBudget(c, q)
+	}
 	if c.Response == RespAnswer && q.Kind != RequestUserInput {
 		return reject(ReasonInvalidState, "request %s is an approval: answer it with --allow or --deny", q.ID)
 	}

@@ -9,9 +9,10 @@ func (t *tx) send(c *Command) *Rejection {
 	}
 	active := t.st.ActiveRun(th.ID)
 	mode := c.Mode
-	if active != nil && active.AwaitBase && (mode == "" || mode == ModeAuto || mode == ModeSteer || mode == ModeRestart) {
-		// The turn has not begun (the baseline is being captured): the
-		// message joins the run's instructions before the provider sees it.
+	if active != nil && (active.AwaitBase || t.st.budgetHold(active) != nil) && (mode == "" || mode == ModeAuto || mode == ModeSteer || mode == ModeRestart) {
+		// The turn has not begun (the baseline is being captured, or the
+		// budget holds it): the message joins the run's instructions
+		// before the provider sees it.
 		r := *active
 		r.Steers = append(append([]string(nil), r.Steers...), c.Text)
 		t.putRun(r)
@@ -135,7 +136,6 @@ func (t *tx) startAttempt(runID string, reason AttemptReason) { t.startRun(*t.st
 // startRun opens attempt N+1 of a run with a root_turn node and asks the
 // provider to run it.
 func (t *tx) startRun(r Run, reason AttemptReason) {
-	th := t.st.Threads[r.Thread]
 	r.Attempts++
 	r.Status = RunRunning
 	r.Recoverable = false
@@ -151,6 +151,16 @@ func (t *tx) startRun(r Run, reason AttemptReason) {
 	t.putAttempt(a)
 	t.putNode(Node{ID: NodeID(a.ID, 1), Attempt: a.ID, Run: r.ID, Thread: r.Thread, Kind: NodeRootTurn,
 		Status: NodeRunning, Title: "turn", StartedAt: t.at})
+	if reason == ReasonInitial && r.Attempts == 1 && t.holdForBudget(t.st.Runs[r.ID], t.st.Attempt(a.ID)) {
+		return
+	}
+	t.beginTurn(t.st.Runs[r.ID], t.st.Attempt(a.ID))
+}
+
+// beginTurn moves the session on and starts attempt a's turn, or holds it
+// for the workspace's baseline or a capture in progress.
+func (t *tx) beginTurn(r *Run, a *Attempt) {
+	th := t.st.Threads[r.Thread]
 	if !Live(t.sessionState(r.Thread)) {
 		t.setSession(r.Thread, SessStarting, "", r.ID)
 	} else {
@@ -279,6 +289,15 @@ func (t *tx) interrupt(c *Command, holdQueue, stop bool) *Rejection {
 		return reject(ReasonInvalidState, "thread %s has no active run to interrupt", th.ID)
 	}
 	t.receipt.Run, t.receipt.Ordinal = active.ID, active.Ordinal
+	if t.st.budgetHold(active) != nil {
+		// Its turn never began: nothing to ask the provider.
+		t.endAttempt(active, AttemptCancelled, RunInterrupted, "interrupted by user")
+		if stop {
+			t.stopSession(th.ID, "stopped by user")
+		}
+		t.startNext(th.ID)
+		return nil
+	}
 	r := *active
 	r.InterruptRequested = true
 	r.RestartPending = false

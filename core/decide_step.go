@@ -7,12 +7,22 @@ func (t *tx) observeLLM(r *Run, a *Attempt, o *Observation) {
 	c := t.makeNode(a, "llm:"+o.Key, NodeLLMCall, o.Parent, o.Model)
 	c.Status, c.EndedAt, c.Text = NodeCompleted, t.at, o.Text
 	c.TokensIn, c.TokensOut, c.CostUSD, c.DurationMS = o.TokensIn, o.TokensOut, o.CostUSD, o.DurationMS
+	c.NoCost = o.NoCost
 	t.putNode(c)
+	rc := *t.st.Runs[r.ID]
+	addUsage(&rc.TokensIn, &rc.TokensOut, &rc.CostUSD, &rc.NoCost, o)
+	t.putRun(rc)
 	th := *t.st.Threads[r.Thread]
-	th.TokensIn += o.TokensIn
-	th.TokensOut += o.TokensOut
-	th.CostUSD += o.CostUSD
+	addUsage(&th.TokensIn, &th.TokensOut, &th.CostUSD, &th.NoCost, o)
 	t.putThread(th)
+}
+
+// addUsage adds a model call's usage to a run's or a thread's sums.
+func addUsage(in, out *int, cost *float64, noCost *bool, o *Observation) {
+	*in += o.TokensIn
+	*out += o.TokensOut
+	*cost += o.CostUSD
+	*noCost = *noCost || o.NoCost
 }
 
 // stepStarted journals the first phase of a worker step: a running

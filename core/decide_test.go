@@ -182,6 +182,8 @@ func (h *harness) input(t *testing.T, line string) (Input, bool) {
 			Provider: args["provider"], HoldQueue: args["hold"] == "true", Response: Response(args["response"]), Answer: args["answer"],
 			Workspace: args["workspace"], MergeBack: args["mergeback"], Node: args["node"], Checkpoint: args["checkpoint"]}
 		c.Caps = capsFrom(args["caps"])
+		c.BudgetUSD, _ = strconv.ParseFloat(args["budget"], 64)
+		c.MaxTokens, _ = strconv.Atoi(args["maxtokens"])
 		in.Command = c
 	case "obs":
 		o := &Observation{Kind: ObsKind(args["kind"]), At: h.clock, Thread: args["thread"], Run: args["run"],
@@ -196,6 +198,8 @@ func (h *harness) input(t *testing.T, line string) (Input, bool) {
 		o.Exit, _ = strconv.Atoi(args["exit"])
 		o.TokensIn, _ = strconv.Atoi(args["in"])
 		o.TokensOut, _ = strconv.Atoi(args["out"])
+		o.CostUSD, _ = strconv.ParseFloat(args["cost"], 64)
+		o.NoCost = args["nocost"] == "true"
 		o.Files = filesFrom(args["files"])
 		o.MoreFiles, _ = strconv.Atoi(args["more"])
 		if items := args["items"]; items != "" {
@@ -297,6 +301,14 @@ func describe(ev *Event) string {
 		if p.Thread.TokensIn+p.Thread.TokensOut > 0 {
 			s += fmt.Sprintf(" tokens=%d/%d", p.Thread.TokensIn, p.Thread.TokensOut)
 		}
+		if p.Thread.CostUSD > 0 || p.Thread.NoCost {
+			s += fmt.Sprintf(" cost=%s", costOf(p.Thread.CostUSD, p.Thread.NoCost))
+		}
+		if p.Thread.BudgetUSD > 0 || p.Thread.MaxTokens > 0 {
+			s += fmt.Sprintf(" budget=%g/%d", p.Thread.BudgetUSD, p.Thread.MaxTokens)
+		}
+	case ev.Type == EvDailyBudget:
+		s += fmt.Sprintf(" $%g", p.DailyUSD)
 	case p.Run != nil:
 		r := p.Run
 		s += fmt.Sprintf(" %s %s attempts=%d", r.ID, r.Status, r.Attempts)
@@ -322,6 +334,9 @@ func describe(ev *Event) string {
 		}
 		if r.Error != "" {
 			s += fmt.Sprintf(" error=%q", r.Error)
+		}
+		if r.TokensIn+r.TokensOut > 0 || r.CostUSD > 0 {
+			s += fmt.Sprintf(" usage=%d/%d/%s", r.TokensIn, r.TokensOut, costOf(r.CostUSD, r.NoCost))
 		}
 	case p.Attempt != nil:
 		s += fmt.Sprintf(" %s %s reason=%s", p.Attempt.ID, p.Attempt.Status, p.Attempt.Reason)
@@ -489,4 +504,11 @@ func summarize(st *State) string {
 	sort.Strings(keys)
 	fmt.Fprintf(&b, "effects: %s", strings.Join(keys, ", "))
 	return b.String()
+}
+
+func costOf(usd float64, unknown bool) string {
+	if unknown {
+		return fmt.Sprintf("$%g+unknown", usd)
+	}
+	return fmt.Sprintf("$%g", usd)
 }

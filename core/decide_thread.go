@@ -182,6 +182,9 @@ func (t *tx) recover() {
 		if r == nil {
 			continue
 		}
+		if t.st.budgetHold(r) != nil {
+			continue // the kernel's own request: still answerable
+		}
 		if r.AwaitBase && !t.needBase(th) {
 			// It waited for a mark, which abandonScopeCaptures recorded
 			// as cut short: nothing to wait for any more.

@@ -99,6 +99,12 @@
 //   - A rollback changes only what its thread changed (own.go): a run's
 //     checkpoint lists its own paths; an operation records what it
 //     changes before it changes it, and can be undone (decide_undo.go).
+//   - A new run's turn does not start while the thread's spend plus the
+//     cost of its latest run would pass its budget, or the day's spend
+//     of all threads the daily budget (budget.go): the run
+//     waits on a budget request, the kernel's own, until it is answered
+//     or thread.budget raises the budget. Usage is summed onto the run
+//     and the thread as the provider reports it (decide_step.go).
 //   - The Runner never drops what an effect reported: when an append
 //     fails, those observations are held and decided again, in order,
 //     once the journal takes appends (a full disk with room made).
@@ -108,7 +114,7 @@
 // Where the decider had to choose (the capability policy, queues after a
 // restart, durable requests, text coalescing, snapshots, checkpoint file
 // lists, merge-back, how a rollback or a fork reaches each agent, child
-// scopes and marks, runtime downgrades, undo, a run's own paths), docs/decisions/ records the
+// scopes and marks, runtime downgrades, undo, a run's own paths, budgets), docs/decisions/ records the
 // choice, why, and what was rejected (the core-* files).
 // docs/ARCHITECTURE.md places the kernel in the whole: the path of a
 // command and of an agent's output, where each effect runs, recovery.

@@ -42,6 +42,8 @@ type Payload struct {
 	// run.updated whose Run carries no reply: the entity keeps the text it
 	// has (a status change does not journal a reply's whole text again).
 	KeepText bool `json:"keepText,omitempty" msgpack:"kt,omitempty"`
+	// DailyUSD is the daily budget a budget.daily event sets.
+	DailyUSD float64 `json:"dailyUsd,omitempty" msgpack:"du,omitempty"`
 }
 
 // EventType names what an event records. Part of the on-disk format:
@@ -69,6 +71,9 @@ const (
 	EvCommandAccepted EventType = "command.accepted"
 	EvRuntimeWarning  EventType = "runtime.warning"
 	EvHostRecovered   EventType = "host.recovered"
+	// EvDailyBudget sets State.DailyBudgetUSD to Payload.DailyUSD (0:
+	// none).
+	EvDailyBudget EventType = "budget.daily"
 	// EvJournalRepaired stands at a seq whose event nexus verify --repair
 	// could not recover; Payload.Note says why and where the original
 	// journal is kept. It changes nothing but the seq.

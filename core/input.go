@@ -90,6 +90,8 @@ type Observation struct {
 	TokensOut  int     `json:"tokensOut,omitempty"`
 	CostUSD    float64 `json:"costUsd,omitempty"`
 	DurationMS int64   `json:"durationMs,omitempty"`
+	// NoCost: the usage came without a price (cost unknown, not free).
+	NoCost bool `json:"costUnknown,omitempty"`
 	// Worker steps (ObsStepStarted, ObsStepDone): the action, its class,
 	// the BLAKE3 a written file had before (PreHash) and has after (Hash),
 	// and a command's exit code.

@@ -92,6 +92,10 @@ type RequestKind string
 const (
 	RequestApproval  RequestKind = "approval"
 	RequestUserInput RequestKind = "user_input"
+	// RequestBudget holds a run before its turn because the thread's
+	// budget would be passed (budget.go): allow runs the turn, an answer
+	// sets a new budget in USD, allow_always lifts it, deny stops.
+	RequestBudget RequestKind = "budget"
 )
 
 // RequestStatus is where a request is.
@@ -190,8 +194,10 @@ type Thread struct {
 	TokensIn  int     `json:"tokensIn,omitempty" msgpack:"tin,omitempty"`
 	TokensOut int     `json:"tokensOut,omitempty" msgpack:"tou,omitempty"`
 	CostUSD   float64 `json:"costUsd,omitempty" msgpack:"co,omitempty"`
-	CreatedAt int64   `json:"createdAt" msgpack:"ct"`
-	UpdatedAt int64   `json:"updatedAt" msgpack:"ut"`
+	// NoCost: some of that usage came without a price (cost unknown).
+	NoCost    bool  `json:"costUnknown,omitempty" msgpack:"nc,omitempty"`
+	CreatedAt int64 `json:"createdAt" msgpack:"ct"`
+	UpdatedAt int64 `json:"updatedAt" msgpack:"ut"`
 }
 
 // Run is one user turn of a thread.
@@ -230,9 +236,15 @@ type Run struct {
 	AwaitBase bool   `json:"awaitBase,omitempty" msgpack:"ab,omitempty"`
 	Reply     string `json:"reply,omitempty" msgpack:"rl,omitempty"`
 	Error     string `json:"error,omitempty" msgpack:"er,omitempty"`
-	CreatedAt int64  `json:"createdAt" msgpack:"ct"`
-	StartedAt int64  `json:"startedAt,omitempty" msgpack:"sa,omitempty"`
-	EndedAt   int64  `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
+	// Usage the provider reported for this run's model calls, summed over
+	// its attempts; NoCost: some of it came without a price.
+	TokensIn  int     `json:"tokensIn,omitempty" msgpack:"tin,omitempty"`
+	TokensOut int     `json:"tokensOut,omitempty" msgpack:"tou,omitempty"`
+	CostUSD   float64 `json:"costUsd,omitempty" msgpack:"co,omitempty"`
+	NoCost    bool    `json:"costUnknown,omitempty" msgpack:"nc,omitempty"`
+	CreatedAt int64   `json:"createdAt" msgpack:"ct"`
+	StartedAt int64   `json:"startedAt,omitempty" msgpack:"sa,omitempty"`
+	EndedAt   int64   `json:"endedAt,omitempty" msgpack:"ea,omitempty"`
 }
 
 // Attempt is one provider-turn attempt of a run.
@@ -273,6 +285,9 @@ type Node struct {
 	TokensOut  int     `json:"tokensOut,omitempty" msgpack:"tou,omitempty"`
 	CostUSD    float64 `json:"costUsd,omitempty" msgpack:"co,omitempty"`
 	DurationMS int64   `json:"durationMs,omitempty" msgpack:"dm,omitempty"`
+	// NoCost: the provider reported tokens but no price (Codex, ACP
+	// agents without usage_update cost), so CostUSD is unknown, not 0.
+	NoCost bool `json:"costUnknown,omitempty" msgpack:"nc,omitempty"`
 	// Worker steps: the action, its exit code (run_command) and the
 	// BLAKE3 of a file it wrote.
 	Action string `json:"action,omitempty" msgpack:"ac,omitempty"`

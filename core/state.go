@@ -33,6 +33,9 @@ type State struct {
 	Receipts        map[string]*Receipt        `json:"receipts" msgpack:"receipts"`
 	// RequestCount numbers request ids (R1, R2, ...).
 	RequestCount int `json:"requestCount" msgpack:"reqn"`
+	// DailyBudgetUSD is what all threads together may spend in a UTC day
+	// (0: no limit); budget.go holds a turn that would pass it.
+	DailyBudgetUSD float64 `json:"dailyBudgetUsd,omitempty" msgpack:"dbu,omitempty"`
 	// Sealed holds the finished runs whose history is stored apart (see
 	// sealed.go); their attempts, nodes, todo list and effect records are
 	// not in the maps above. Use the accessors, which look in both.
@@ -175,7 +178,7 @@ func trailingNumber(s string) int {
 
 // Clone returns a copy that shares the immutable entities.
 func (st *State) Clone() *State {
-	c := &State{Seq: st.Seq, RequestCount: st.RequestCount, sealErr: st.sealErr}
+	c := &State{Seq: st.Seq, RequestCount: st.RequestCount, DailyBudgetUSD: st.DailyBudgetUSD, sealErr: st.sealErr}
 	c.Threads = cloneMap(st.Threads)
 	c.Runs = cloneMap(st.Runs)
 	c.Attempts = cloneMap(st.Attempts)
@@ -265,6 +268,9 @@ func (st *State) Apply(ev *Event) error {
 			n = &c
 		}
 		st.Nodes[n.ID] = n
+	}
+	if ev.Type == EvDailyBudget {
+		st.DailyBudgetUSD = p.DailyUSD
 	}
 	if ev.Type == EvNodeText {
 		if n := st.Nodes[ev.Node]; n != nil {

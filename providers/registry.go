@@ -20,6 +20,10 @@ type Profile struct {
 	// (core.Command.Allow): the approval policy of a config-file profile.
 	// The edge applies it when it creates a thread; nil asks.
 	Allow []string
+	// BudgetUSD and MaxTokens are a new thread's budget when its creator
+	// gives none (a config-file profile's budget_usd, max_tokens).
+	BudgetUSD float64
+	MaxTokens int
 	// New builds the provider; it is called once per host, on first use.
 	New func(ctx context.Context, sink Sink) Provider
 }

@@ -51,7 +51,7 @@ func decThread(r *reader) *core.Thread {
 	}
 	v := new(core.Thread)
 	for ; n > 0 && r.err == nil; n-- {
-		switch r.str() {
+		switch k := r.str(); k {
 		case "id":
 			v.ID = r.str()
 		case "ti":
@@ -88,12 +88,6 @@ func decThread(r *reader) *core.Thread {
 			v.Handoff = r.str()
 		case "mt":
 			v.MaxTokens = int(r.int())
-		case "tin":
-			v.TokensIn = int(r.int())
-		case "tou":
-			v.TokensOut = int(r.int())
-		case "co":
-			v.CostUSD = r.float()
 		case "ar":
 			v.Archived = r.bool()
 		case "ct":
@@ -101,7 +95,9 @@ func decThread(r *reader) *core.Thread {
 		case "ut":
 			v.UpdatedAt = r.int()
 		default:
-			r.skip()
+			if !decUsage(r, k, &v.TokensIn, &v.TokensOut, &v.CostUSD, &v.NoCost) {
+				r.skip()
+			}
 		}
 	}
 	return v
@@ -114,7 +110,7 @@ func decRun(r *reader) *core.Run {
 	}
 	v := new(core.Run)
 	for ; n > 0 && r.err == nil; n-- {
-		switch r.str() {
+		switch k := r.str(); k {
 		case "id":
 			v.ID = r.str()
 		case "th":
@@ -158,7 +154,9 @@ func decRun(r *reader) *core.Run {
 		case "ea":
 			v.EndedAt = r.int()
 		default:
-			r.skip()
+			if !decUsage(r, k, &v.TokensIn, &v.TokensOut, &v.CostUSD, &v.NoCost) {
+				r.skip()
+			}
 		}
 	}
 	return v
@@ -237,6 +235,8 @@ func decNode(r *reader) *core.Node {
 			v.CostUSD = r.float()
 		case "dm":
 			v.DurationMS = r.int()
+		case "nc":
+			v.NoCost = r.bool()
 		case "ac":
 			v.Action = r.str()
 		case "ex":
@@ -338,6 +338,8 @@ func decPayload(r *reader, p *core.Payload) {
 			p.Note = r.str()
 		case "kt":
 			p.KeepText = r.bool()
+		case "du":
+			p.DailyUSD = r.float()
 		default:
 			r.skip()
 		}
@@ -387,4 +389,22 @@ func decodeEvent(s string, ev *core.Event) error {
 		}
 	}
 	return r.done()
+}
+
+// decUsage decodes the usage fields threads and runs share (tin, tou, co,
+// nc); false for any other key.
+func decUsage(r *reader, key string, in, out *int, cost *float64, noCost *bool) bool {
+	switch key {
+	case "tin":
+		*in = int(r.int())
+	case "tou":
+		*out = int(r.int())
+	case "co":
+		*cost = r.float()
+	case "nc":
+		*noCost = r.bool()
+	default:
+		return false
+	}
+	return true
 }

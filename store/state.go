@@ -93,6 +93,7 @@ func encodeState(st *core.State) ([]byte, map[string][]byte, error) {
 	o.key("receipts")
 	encMap(e, st.Receipts, encReceipt)
 	o.int("reqn", int64(st.RequestCount))
+	o.floatOmit("dbu", st.DailyBudgetUSD)
 	o.key("sealed")
 	encMap(e, refs, func(e *enc, ref *string) { e.str(*ref) })
 	o.end()
@@ -186,6 +187,8 @@ func DecodeState(b []byte) (*core.State, error) {
 			st.Receipts = decMap(r, decReceipt)
 		case "reqn":
 			st.RequestCount = int(r.int())
+		case "dbu":
+			st.DailyBudgetUSD = r.float()
 		case "sealed":
 			st.Sealed = decMap(r, func(r *reader) *core.Seal { return &core.Seal{Ref: r.str()} })
 		default:

@@ -27,6 +27,9 @@ type Profile struct {
 	// Allow is the default allow list of a new thread of this profile
 	// (its approval policy), as core.Command.Allow.
 	Allow []string
+	// BudgetUSD and MaxTokens are a new thread's budget (0: none).
+	BudgetUSD float64
+	MaxTokens int
 }
 
 // Options configure Run.

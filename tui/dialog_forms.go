@@ -66,6 +66,9 @@ func (d *requestDialog) view(st *themes.Styles, maxW, maxH int) []string {
 		title = "Question " + d.req.ID
 		hints = "enter answer · esc later"
 	}
+	if d.req.Kind == core.RequestBudget {
+		title, hints = "Budget "+d.req.ID, "y run this turn · a lift the budget · n stop · esc later"
+	}
 	body := []string{st.Muted.Render(trunc(oneLine(d.thread)+" · run "+itoa(d.run), maxW-4)), ""}
 	for _, l := range wrapBody(d.req.Prompt, maxW) {
 		body = append(body, st.Request.Render(l))

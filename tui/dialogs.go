@@ -244,13 +244,17 @@ func helpLines(st *themes.Styles, keys KeyMap) []string {
 }
 
 func (d *helpDialog) view(st *themes.Styles, maxW, maxH int) []string {
-	all := helpLines(st, d.keys)
-	room := max(1, maxH-4)
-	d.top = clamp(d.top, 0, max(0, len(all)-room))
-	body := all[d.top:min(len(all), d.top+room)]
-	hints := "esc close"
-	if len(all) > room {
-		hints = "up/down scroll · esc close"
-	}
+	body, hints := scrollPage(helpLines(st, d.keys), &d.top, maxH)
 	return dialogFrame(st, "Keys", body, hints, maxW, maxH)
+}
+
+// scrollPage is the page of all lines that a scrolling dialog of at most
+// maxH rows shows from *top (kept in range), and its hints.
+func scrollPage(all []string, top *int, maxH int) ([]string, string) {
+	room := max(1, maxH-4)
+	*top = clamp(*top, 0, max(0, len(all)-room))
+	if len(all) > room {
+		return all[*top:min(len(all), *top+room)], "up/down scroll · esc close"
+	}
+	return all, "esc close"
 }

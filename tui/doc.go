@@ -82,6 +82,13 @@
 //     the file's text comes back as the draft), alt+o on the diff of the
 //     diff view or on the file a step at the cursor
 //     wrote or read (only inside the thread's workspace).
+//   - usage_view.go is the cost view (alt+u): a dialog with tokens, runs
+//     and cost per thread, provider and UTC day and the total, summed by
+//     core.SumUsage from threads and runs only (no sealed history, so no
+//     I/O in View), again whenever the model's state has moved on; and
+//     the selected thread's spend and budget. "unknown" marks usage that
+//     came without a price. A budget request opens in the approval
+//     dialog as "Budget": y runs this turn, a lifts the budget, n stops.
 //   - dialog_forms.go (approval, question), dialog_newthread.go (new
 //     thread), dialog_fork.go (fork), dialog_pick.go (switch provider),
 //     dialog_worktree.go (a worktree thread's diff, commit, merge and
@@ -237,6 +244,9 @@
 //	              that changed files (below its run) (dialog: enter picks,
 //	              enter or y again rolls back, esc or n goes back to the
 //	              list, m marks the workspace as it is now)
+//	alt+u, alt+$  the cost view: tokens and cost per thread, provider and
+//	              day, and the selected thread's budget; up/down (j/k)
+//	              scroll it, esc, q or alt+u again closes it
 //	ctrl+d        the unified diff of the run at the transcript cursor
 //	              (else the thread's latest run with a ready checkpoint);
 //	              up/down, pgup/pgdown, home/end (g/G, j/k, the wheel)

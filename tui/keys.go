@@ -28,6 +28,7 @@ type KeyMap struct {
 	Switch     key.Binding
 	Rollback   key.Binding
 	Worktree   key.Binding
+	Usage      key.Binding
 	// The selected thread and the list (thread_manage.go).
 	RenameThread  key.Binding
 	ArchiveThread key.Binding
@@ -131,6 +132,7 @@ func DefaultKeyMap() KeyMap {
 		Switch:        bind("ctrl+p", "switch the selected thread's provider", "ctrl+p"),
 		Rollback:      bind("ctrl+z", "roll the selected thread's workspace back to a run", "ctrl+z"),
 		Worktree:      bind("ctrl+l/alt+w", "the thread's worktree: diff, commit, merge, archive", "ctrl+l", "alt+w"),
+		Usage:         bind("alt+u/alt+$", "cost view: tokens and cost per thread, provider, day", "alt+u", "alt+$"),
 		RenameThread:  bind("f2", "rename the selected thread", "f2"),
 		ArchiveThread: bind("alt+a", "archive the selected thread (asks first)", "alt+a"),
 		SortThreads:   bind("alt+s", "order the list: created, needs me, repo, recent", "alt+s"),
@@ -218,7 +220,7 @@ type keyGroup struct {
 func (k KeyMap) groups() []keyGroup {
 	return []keyGroup{
 		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.FocusNext, k.FocusPrev,
-			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Worktree, k.Grid,
+			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Worktree, k.Usage, k.Grid,
 			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
 		{"The selected thread and the list", []key.Binding{k.RenameThread, k.ArchiveThread, k.SortThreads}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.ClearDraft, k.HistoryPrev, k.HistoryNext, k.Leave}},
@@ -235,6 +237,7 @@ func (k KeyMap) groups() []keyGroup {
 		{"Worktree dialog", []key.Binding{helpAs(k.Confirm, "diff, commit, merge or archive (or d, c, m, a)"),
 			helpAs(k.Newline, "commit message: new line"), helpAs(k.Allow, "merge, archive: go ahead")}},
 		{"Quit dialog", []key.Binding{k.StopHost}},
+		{"Cost view", []key.Binding{k.ViewUp, k.ViewDown, helpAs(k.CancelDialog, "close the cost view")}},
 		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.ViewUp, k.ViewDown,
 			helpAs(k.PageUp, "scroll the diff up a page"), helpAs(k.PageDown, "scroll the diff down a page"),
 			k.ViewTop, k.ViewBottom, helpAs(k.CancelDialog, "close the diff")}},

@@ -331,7 +331,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 	hs.press("f1")
 	// The help scrolls: collect every page.
 	scr := hs.screen()
-	for range 60 {
+	for range 80 {
 		hs.press("down")
 		scr += hs.screen()
 	}

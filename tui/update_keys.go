@@ -120,6 +120,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.openRollback(), true
 	case key.Matches(k, m.keys.Worktree):
 		return m.openWorktree(), true
+	case key.Matches(k, m.keys.Usage):
+		return m.openUsage(), true
 	case key.Matches(k, m.keys.Diff):
 		return m.openDiff(), true
 	case key.Matches(k, m.keys.TermZoom):

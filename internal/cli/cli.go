@@ -80,6 +80,8 @@ commands:
   export FILE | import FILE
   providers
   notify test           a notification of each configured kind (bell, desktop, title, command)
+  usage [--json] [--since 7d|DAY|TIME]   tokens and cost per thread, provider, day
+  budget THREAD [--usd X] [--max-tokens N] | budget --daily [--usd X]
   version`
 
 func (a *app) main(ctx context.Context, args []string) int {
@@ -190,6 +192,10 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdProviders(ctx, args)
 	case "notify":
 		return a.cmdNotify(ctx, args)
+	case "usage":
+		return a.cmdUsage(ctx, args)
+	case "budget":
+		return a.cmdBudget(ctx, args)
 	case "worker":
 		return a.cmdWorker(ctx, args)
 	case "version":

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -59,8 +60,8 @@ type threadOpts struct {
 func (o *threadOpts) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.provider, "provider", "builtin", "provider profile")
 	fs.StringVar(&o.workspace, "workspace", "", "workspace directory")
-	fs.Float64Var(&o.budget, "budget-usd", 0, "stop when the next model call would pass this many US dollars")
-	fs.IntVar(&o.maxTokens, "max-tokens", 0, "stop when the next model call would pass this many tokens")
+	fs.Float64Var(&o.budget, "budget-usd", 0, "hold the next turn (the built-in agent: the next model call) when it would pass this many US dollars")
+	fs.IntVar(&o.maxTokens, "max-tokens", 0, "hold the next turn (the built-in agent: the next model call) when it would pass this many tokens")
 	fs.BoolVar(&o.yes, "yes", false, "let the agent write files and run commands without asking")
 }
 
@@ -90,6 +91,8 @@ func (a *app) createThread(ctx context.Context, s *session, o threadOpts) (*core
 	if o.budget < 0 || o.maxTokens < 0 {
 		return nil, usageErr("--budget-usd and --max-tokens must not be negative")
 	}
+	// The profile's budget is the default (budget_usd, max_tokens).
+	o.budget, o.maxTokens = cmp.Or(o.budget, prof.BudgetUSD), cmp.Or(o.maxTokens, prof.MaxTokens)
 	// The profile's approval policy is the default; --yes allows both.
 	allow := prof.Allow
 	if o.yes {
@@ -363,19 +366,12 @@ func (a *app) threadArchive(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
-		return err
-	}
-	s, err := a.connect(ctx)
+	s, _, th, err := a.connectThread(ctx, pos[0])
 	if err != nil {
 		return err
 	}
 	defer s.stop()
-	st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
-	if err != nil {
-		return err
-	}
-	th := st.Threads[pos[0]]
+	pos[0] = th.ID
 	var w *worktrees
 	if th != nil && th.Worktree != "" {
 		if w, err = a.worktrees(); err != nil {

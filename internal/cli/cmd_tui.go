@@ -149,7 +149,8 @@ func tuiProfiles(reg *providers.Registry) []tui.Profile {
 	var out []tui.Profile
 	for _, name := range reg.Names() {
 		p, _ := reg.Lookup(name)
-		out = append(out, tui.Profile{Name: p.Name, Description: p.Description, Caps: p.Caps, Allow: p.Allow})
+		out = append(out, tui.Profile{Name: p.Name, Description: p.Description, Caps: p.Caps, Allow: p.Allow,
+			BudgetUSD: p.BudgetUSD, MaxTokens: p.MaxTokens})
 	}
 	return out
 }

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -24,22 +22,11 @@ var update = flag.Bool("update", false, "rewrite the golden JSON shapes in testd
 // renamed or removed field fails here; an added one fails until the
 // golden file is rewritten with -update, so every change is deliberate.
 func TestJSONShapes(t *testing.T) {
-	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("# Demo\n\nA demo project.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(ws)
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("NEXUS_CONFIG", "")
-	dir := filepath.Join(t.TempDir(), "state")
+	run := demoCLI(t)
 	nexus := func(want int, args ...string) string {
 		t.Helper()
-		var out, errOut bytes.Buffer
-		code := Run(context.Background(), append([]string{"--state-dir", dir}, args...), strings.NewReader(""), &out, &errOut)
-		if code != want {
-			t.Fatalf("nexus %s: exit %d, want %d: %s%s", strings.Join(args, " "), code, want, out.String(), errOut.String())
-		}
-		return out.String()
+		out, _ := run(want, args...)
+		return out
 	}
 	shapes := map[string]map[string]bool{}
 	add := func(name, out string) {
@@ -66,6 +53,7 @@ func TestJSONShapes(t *testing.T) {
 	add("requests", nexus(ExitOK, "requests", th, "--json"))
 	add("thread_list", nexus(ExitOK, "thread", "list", "--json"))
 	add("log", nexus(ExitOK, "log", "--json"))
+	add("usage", nexus(ExitOK, "usage", "--json"))
 	// A thread in a worktree of its own names it, its repository and
 	// its branch.
 	repo := t.TempDir()
@@ -79,7 +67,7 @@ func TestJSONShapes(t *testing.T) {
 	wt := strings.TrimSpace(nexus(ExitOK, "thread", "new", "--workspace", repo, "--worktree", "--branch", "nexus/demo"))
 	add("thread_show", nexus(ExitOK, "thread", "show", wt, "--json"))
 
-	for _, name := range []string{"thread_show", "thread_list", "requests", "log"} {
+	for _, name := range []string{"thread_show", "thread_list", "requests", "log", "usage"} {
 		var lines []string
 		for l := range shapes[name] {
 			lines = append(lines, l)

@@ -26,18 +26,28 @@ type ThreadView struct {
 	Todos       []TodoView        `json:"todos"`
 	Checkpoints []core.Checkpoint `json:"checkpoints"`
 	Handoffs    []core.Handoff    `json:"handoffs"`
+	// Usage is the thread's total as it keeps it; BudgetUSD and MaxTokens
+	// its budget (0: none).
+	Usage     core.Usage `json:"usage"`
+	BudgetUSD float64    `json:"budgetUsd"`
+	MaxTokens int        `json:"maxTokens"`
 }
 
 type RunView struct {
-	Ordinal  int            `json:"ordinal"`
-	Status   core.RunStatus `json:"status"`
-	Text     string         `json:"text"`
-	Steers   []string       `json:"steers,omitempty"`
-	Reply    string         `json:"reply"`
-	Error    string         `json:"error,omitempty"`
-	Held     bool           `json:"held,omitempty"`
-	Attempts []AttemptView  `json:"attempts"`
-	Nodes    []NodeView     `json:"nodes"`
+	Ordinal int            `json:"ordinal"`
+	Status  core.RunStatus `json:"status"`
+	Text    string         `json:"text"`
+	Steers  []string       `json:"steers,omitempty"`
+	Reply   string         `json:"reply"`
+	Error   string         `json:"error,omitempty"`
+	Held    bool           `json:"held,omitempty"`
+	// The run's usage, summed over its attempts.
+	TokensIn    int           `json:"tokensIn,omitempty"`
+	TokensOut   int           `json:"tokensOut,omitempty"`
+	CostUSD     float64       `json:"costUsd,omitempty"`
+	CostUnknown bool          `json:"costUnknown,omitempty"`
+	Attempts    []AttemptView `json:"attempts"`
+	Nodes       []NodeView    `json:"nodes"`
 }
 
 type AttemptView struct {
@@ -60,6 +70,8 @@ type NodeView struct {
 	TokensIn  int             `json:"tokensIn,omitempty"`
 	TokensOut int             `json:"tokensOut,omitempty"`
 	CostUSD   float64         `json:"costUsd,omitempty"`
+	// CostUnknown: the provider gave tokens but no price.
+	CostUnknown bool `json:"costUnknown,omitempty"`
 	// Paths are the files the step or tool call wrote, as its agent
 	// reported them (relative to the workspace).
 	Paths []string `json:"paths,omitempty"`
@@ -88,16 +100,18 @@ func viewThread(st *core.State, th *core.Thread) ThreadView {
 		Repo: th.Repo, Branch: th.Branch,
 		ForkedFrom: th.ForkedFrom, ForkRun: th.ForkRun, QueueHeld: th.QueueHeld,
 		Runs: []RunView{}, Requests: []RequestView{}, Todos: []TodoView{},
-		Checkpoints: []core.Checkpoint{}, Handoffs: []core.Handoff{}}
+		Checkpoints: []core.Checkpoint{}, Handoffs: []core.Handoff{},
+		Usage: core.ThreadTotal(st, th), BudgetUSD: th.BudgetUSD, MaxTokens: th.MaxTokens}
 	for _, r := range st.RunsOf(th.ID) {
 		rv := RunView{Ordinal: r.Ordinal, Status: r.Status, Text: r.Text, Steers: r.Steers, Reply: r.Reply,
-			Error: r.Error, Held: r.Held, Attempts: []AttemptView{}, Nodes: []NodeView{}}
+			Error: r.Error, Held: r.Held, TokensIn: r.TokensIn, TokensOut: r.TokensOut, CostUSD: r.CostUSD, CostUnknown: r.NoCost,
+			Attempts: []AttemptView{}, Nodes: []NodeView{}}
 		for _, a := range st.AttemptsOf(r.ID) {
 			av := AttemptView{N: a.N, Reason: a.Reason, Status: a.Status, Nodes: []NodeView{}}
 			for _, n := range st.NodesOf(a.ID) {
 				nv := NodeView{ID: n.ID, Parent: n.Parent, Kind: n.Kind, Status: n.Status, Title: n.Title, Text: n.Text,
 					Action: n.Action, ExitCode: n.Exit, Blake3: n.Hash, TokensIn: n.TokensIn, TokensOut: n.TokensOut, CostUSD: n.CostUSD,
-					Paths: n.Paths}
+					CostUnknown: n.NoCost, Paths: n.Paths}
 				av.Nodes = append(av.Nodes, nv)
 				rv.Nodes = append(rv.Nodes, nv)
 			}

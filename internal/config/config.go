@@ -94,6 +94,10 @@ type Profile struct {
 	// Approval is ask, allow-writes, allow-commands or allow-all; "" when
 	// the table does not say (which means ask).
 	Approval string
+	// BudgetUSD and MaxTokens are a new thread's budget when nexus thread
+	// new or run gives none (0: none).
+	BudgetUSD float64
+	MaxTokens int
 	// Line is where the profile's table starts in the file.
 	Line int
 }

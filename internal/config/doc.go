@@ -41,6 +41,8 @@
 //	command = ["goose", "acp"] # program and arguments, one word each
 //	env = { GOOSE_MODE = "smart_approve" }
 //	approval = "ask"           # ask, allow-writes, allow-commands, allow-all
+//	budget_usd = 5             # a new thread's budget in USD (0: none)
+//	max_tokens = 2000000       # and its token cap (0: none)
 //
 // kind is required for a new profile and optional for a ready-made one
 // (claude, codex, gemini, claude-acp, codex-acp, shell), where it must
@@ -101,6 +103,12 @@
 // agent's own controls (Codex's approval policy and sandbox, Claude
 // Code's permission mode, ACP's permission options): README, "Approval
 // policy", and providers/*/doc.go.
+//
+// budget_usd and max_tokens are a new thread's budget and token cap
+// (core.Command.BudgetUSD, MaxTokens) when `thread new` or `run` gives
+// none (a non-zero --budget-usd or --max-tokens wins), by the command
+// line and the UI alike; the kernel holds the thread's next turn when it
+// would pass them (README, "Cost, tokens and budgets").
 //
 // # Precedence
 //

@@ -235,8 +235,12 @@ func (p *parser) profile(name string, v any, readyMade map[string]string) (Profi
 			prof.Model, err = p.str(tbl[k], key, nil)
 		case "approval":
 			prof.Approval, err = p.str(tbl[k], key, Approvals)
+		case "budget_usd":
+			prof.BudgetUSD, err = p.budgetUSD(tbl[k], key)
+		case "max_tokens":
+			prof.MaxTokens, err = p.maxTokens(tbl[k], key)
 		default:
-			err = p.errf(key, "unknown key %s; a profile has kind, command, env, model and approval", keyString(key))
+			err = p.errf(key, "unknown key %s; a profile has kind, command, env, model, approval, budget_usd and max_tokens", keyString(key))
 		}
 		if err != nil {
 			return Profile{}, err

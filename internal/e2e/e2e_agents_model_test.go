@@ -21,6 +21,7 @@ package e2e
 //	anything else "echo: TEXT"
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -82,7 +83,13 @@ type reply struct {
 	Delay  time.Duration
 	Tool   string // the generic tool: shell, ask, todo, write (Claude Code, Codex)
 	Arg    string
+	// OutTokens is the output usage the Anthropic API reports (7 if 0):
+	// "spend: TEXT" reports 20,000, a turn that costs cents at any
+	// Claude price, for the budget tests.
+	OutTokens int
 }
+
+func (rp reply) outTokens() int { return cmp.Or(rp.OutTokens, 7) }
 
 // script picks the reply; users are the user texts of the request in
 // order (the last is text), result the output of the tool call the
@@ -98,6 +105,8 @@ func script(text string, users []string, hasResult bool, result string) reply {
 		return reply{Chunks: []string{"writing it"}, Tool: "write", Arg: strings.TrimPrefix(t, "write: ")}
 	case strings.HasPrefix(t, "ask: "):
 		return reply{Tool: "ask", Arg: strings.TrimPrefix(t, "ask: ")}
+	case strings.HasPrefix(t, "spend: "):
+		return reply{Chunks: []string{"spent: ", strings.TrimPrefix(t, "spend: ")}, OutTokens: 20000}
 	case t == "todo":
 		return reply{Tool: "todo"}
 	case t == "recall" && len(users) > 0:
@@ -248,7 +257,7 @@ func anthropicJSON(w http.ResponseWriter, model string, rp reply) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"id": fmt.Sprintf("msg_%d", time.Now().UnixNano()), "type": "message",
 		"role": "assistant", "model": model, "content": content, "stop_reason": stop,
-		"usage": map[string]any{"input_tokens": 12, "output_tokens": 7}})
+		"usage": map[string]any{"input_tokens": 12, "output_tokens": rp.outTokens()}})
 }
 
 func anthropicStream(s *sse, model string, rp reply) {
@@ -278,7 +287,7 @@ func anthropicStream(s *sse, model string, rp reply) {
 		s.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
 	}
 	s.send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop,
-		"stop_sequence": nil}, "usage": map[string]any{"output_tokens": 7}})
+		"stop_sequence": nil}, "usage": map[string]any{"output_tokens": rp.outTokens()}})
 	s.send("message_stop", map[string]any{"type": "message_stop"})
 }
 

@@ -151,6 +151,7 @@ func TestTUITypingGoesToTheComposer(t *testing.T) {
 			closeOn("C-k", "/ ")()
 		}},
 		{"the grid closes", closeOn("C-g", "grid 2 · 1-2 of 2")},
+		{"the cost view closes", closeOn("M-u", "╭─ Cost and tokens")},
 		{"the quit dialog closes", closeOn("C-c", "Quit nexus?")},
 	}
 	for _, s := range steps {

@@ -57,7 +57,7 @@ func NewRegistry(exec builtin.Executor, cfg *config.Config) *providers.Registry 
 		}
 		spec := AgentSpecFor(fp.Name, fp.Kind, &fp)
 		reg.Add(providers.Profile{Name: fp.Name, Kind: fp.Kind, Description: desc, Caps: spec.Caps,
-			Allow: fp.Allow(), New: spec.Start})
+			Allow: fp.Allow(), BudgetUSD: fp.BudgetUSD, MaxTokens: fp.MaxTokens, New: spec.Start})
 	}
 	return reg
 }

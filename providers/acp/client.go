@@ -401,9 +401,10 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	}
 	t := s.Turn()
 	u := n.Update
-	if u.UsageUpdate != nil && u.UsageUpdate.Cost != nil {
+	if u.UsageUpdate != nil && u.UsageUpdate.Cost != nil && strings.EqualFold(u.UsageUpdate.Cost.Currency, "USD") {
+		// Another currency is not converted: its usage counts as unpriced.
 		s.mu.Lock()
-		s.cost = max(u.UsageUpdate.Cost.Amount, 0)
+		s.cost, s.priced = max(u.UsageUpdate.Cost.Amount, 0), true
 		s.mu.Unlock()
 	}
 	if t == nil || t.Ended() {

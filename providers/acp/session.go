@@ -49,6 +49,7 @@ type session struct {
 	tools     map[string]*toolCall // by id: the calls that have a node
 	cost      float64              // the session's cumulative cost so far
 	costSeen  float64              // cost already reported
+	priced    bool                 // the agent reported a cost in USD
 	terms     *terminals
 	// cancelSent and denied are about the current turn: nexus sent
 	// session/cancel; a permission was answered with a reject option.
@@ -159,6 +160,7 @@ func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err err
 	// adds nothing rather than a negative amount.
 	cost := max(s.cost-s.costSeen, 0)
 	s.costSeen = s.cost
+	priced := s.priced
 	cancelSent, denied := s.cancelSent, s.denied
 	s.mu.Unlock()
 	if err != nil {
@@ -180,7 +182,7 @@ func (s *session) promptDone(t *agentproc.Turn, resp sdk.PromptResponse, err err
 	}
 	if usage || cost > 0 {
 		t.Obs(core.Observation{Kind: core.ObsLLM, Key: fmt.Sprintf("acp:%s:%s", t.E.Attempt, time.Now().Format(time.RFC3339Nano)),
-			Model: s.cfg.Name, CostUSD: cost, TokensIn: in, TokensOut: out})
+			Model: s.cfg.Name, CostUSD: cost, TokensIn: in, TokensOut: out, NoCost: !priced})
 	}
 	switch resp.StopReason {
 	case sdk.StopReasonCancelled:

@@ -90,7 +90,7 @@ func (a *Agent) plan(ctx context.Context, t *turn, d Directives, instr string, a
 			resp = r
 			o := core.Observation{Kind: core.ObsLLM, Key: key, Text: resp.Encode(), Model: client.Name(),
 				TokensIn: r.Usage.InputTokens, TokensOut: r.Usage.OutputTokens, CostUSD: r.Usage.CostUSD,
-				DurationMS: time.Since(start).Milliseconds()}
+				NoCost: r.Usage.Unpriced, DurationMS: time.Since(start).Milliseconds()}
 			if err := rec(o); err != nil {
 				return out, errTurnGone
 			}

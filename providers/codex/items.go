@@ -119,7 +119,7 @@ func (s *session) notification(m msg) {
 		s.usageN++
 		n := s.usageN
 		s.mu.Unlock()
-		t.Obs(core.Observation{Kind: core.ObsLLM, Key: fmt.Sprintf("codex:%s:%d", p.TurnID, n), Model: "codex",
+		t.Obs(core.Observation{Kind: core.ObsLLM, Key: fmt.Sprintf("codex:%s:%d", p.TurnID, n), Model: "codex", NoCost: true,
 			TokensIn: agentproc.Count(p.TokenUsage.Last.In), TokensOut: agentproc.Count(p.TokenUsage.Last.Out) + agentproc.Count(p.TokenUsage.Last.Reason)})
 	case "warning", "configWarning":
 		if p.Message != "" {

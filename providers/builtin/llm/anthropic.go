@@ -185,5 +185,6 @@ func (c *Anthropic) Complete(ctx context.Context, req Request, onDelta func(stri
 		resp.ToolCalls = append(resp.ToolCalls, ToolCall{ID: b.id, Name: b.name, Args: args})
 	}
 	resp.Usage.CostUSD = Cost(c.Model, resp.Usage.InputTokens, resp.Usage.OutputTokens)
+	resp.Usage.Unpriced = !Priced(c.Model)
 	return resp, nil
 }

@@ -201,7 +201,18 @@ var prices = []struct {
 	{"claude-3-7-sonnet", 3, 15}, {"claude-opus", 15, 75},
 }
 
-// Cost prices a call; an unknown model costs 0 (the token counts remain).
+// Priced reports whether Cost knows the model's price.
+func Priced(model string) bool {
+	for _, p := range prices {
+		if strings.HasPrefix(model, p.prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// Cost prices a call; an unknown model costs 0 (the token counts remain,
+// and Priced says the cost is unknown).
 func Cost(model string, in, out int) float64 {
 	for _, p := range prices {
 		if strings.HasPrefix(model, p.prefix) {

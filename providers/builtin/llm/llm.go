@@ -48,6 +48,9 @@ type Usage struct {
 	InputTokens  int     `json:"inputTokens"`
 	OutputTokens int     `json:"outputTokens"`
 	CostUSD      float64 `json:"costUsd"`
+	// Unpriced: the model is not in the price table, so CostUSD is
+	// unknown rather than 0.
+	Unpriced bool `json:"unpriced,omitempty"`
 }
 
 // Response is the model's answer: text, tool calls, or both. Plan is the

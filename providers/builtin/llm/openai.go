@@ -161,5 +161,6 @@ func (c *OpenAI) Complete(ctx context.Context, req Request, onDelta func(string)
 		resp.ToolCalls = append(resp.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: args})
 	}
 	resp.Usage.CostUSD = Cost(c.Model, resp.Usage.InputTokens, resp.Usage.OutputTokens)
+	resp.Usage.Unpriced = !Priced(c.Model)
 	return resp, nil
 }
