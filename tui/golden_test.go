@@ -35,7 +35,7 @@ func TestGoldenScreens(t *testing.T) {
 		{"transcript_focus", demo, []string{"shift+tab", "up", "up"}, false},
 		{"composer_typing", demo, []string{"h", "i", "ctrl+j", "t", "w", "o"}, false},
 		{"approval", demo, []string{"ctrl+o"}, false},
-		{"question", questionState, []string{"ctrl+o", "b", "l", "u", "e"}, false},
+		{"question", questionState, []string{"ctrl+o", "1", "b", "l", "u", "e"}, false},
 		{"newthread", demo, []string{"ctrl+n"}, false},
 		{"help", demo, []string{"f1"}, false},
 		{"quit", demo, []string{"ctrl+c"}, false},

@@ -86,6 +86,10 @@ type Model struct {
 
 	// diff is the diff view of a run (diff_view.go), over the panes.
 	diff diffView
+
+	// reqBox is the selected thread's waiting request, shown in the
+	// composer area (request_box.go).
+	reqBox requestBox
 }
 
 // threadRow is the derived view of one thread for the list.
@@ -123,6 +127,7 @@ func newModel(ctx context.Context, b Backend, opts Options, st themes.Styles) *M
 	m.conv = newConversation()
 	m.composer = newComposer(st, m.keys)
 	m.composer.focus()
+	m.reqBox.input = newInput(st, "your answer")
 	m.resize(80, 24)
 	return m
 }
@@ -154,10 +159,14 @@ func (m *Model) Init() tea.Cmd {
 }
 
 // Update implements tea.Model. After every message the terminal panes
-// follow what the screen shows (syncTerms).
+// and the request box follow what the screen shows (syncTerms,
+// syncRequestBox).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	m.syncTerms()
+	if c := m.syncRequestBox(); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
 	return m, cmd
 }
 
@@ -206,6 +215,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.termMsg(msg)
 	case diffMsg:
 		return m.diffLoaded(msg)
+	case requestArmMsg, requestAnsweredMsg:
+		return m.requestBoxMsg(msg)
 	case repoCheckedMsg:
 		m.repoChecked(msg)
 	case worktreeDoneMsg:
