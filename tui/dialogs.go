@@ -78,6 +78,9 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 		return tea.Batch(cmd, create)
 	case actCheckRepo:
 		return tea.Batch(cmd, m.checkRepo(d, a.dir))
+	case actPalette:
+		m.popDialog()
+		return tea.Batch(cmd, m.runPalette(a.entry))
 	case actFork:
 		m.popDialog()
 		return tea.Batch(cmd, m.fork(a))

@@ -57,7 +57,8 @@
 //     through Options.Diff by a tea.Cmd.
 //   - request_box.go shows the selected thread's waiting request in the
 //     composer area (see "A waiting request" below); request_box_view.go
-//     draws it.
+//     draws it. palette.go is the command palette (ctrl+k), a dialog;
+//     palette_keys.go turns a KeyMap key name back into the key press.
 //   - dialog_newthread.go (new
 //     thread), dialog_fork.go (fork), dialog_pick.go (switch provider),
 //     dialog_worktree.go (a worktree thread's diff, commit, merge and
@@ -211,6 +212,15 @@
 //	up/down       composer history (when the input is empty)
 //	esc           leave the composer; close a dialog; from a thread zoomed
 //	              out of the grid, back to the grid
+//	ctrl+k        the command palette: every thread and every key of the
+//	              KeyMap (read from KeyMap.groups when it opens, so a key
+//	              added there appears by itself), filtered as you type
+//	              (every word must occur in the entry); enter selects the
+//	              thread or presses the action's key; a key that types
+//	              text or works only in a dialog is listed, and enter says
+//	              where it works
+//	alt+k         filter the thread list by name (threads or transcript
+//	              focused; enter keeps the filter, esc clears it)
 //	j/k, g/G, /, q, ?   lists and transcript when not typing
 //	up/down, enter/space   transcript: move the cursor between runs,
 //	              steps and long messages, open or close the one under

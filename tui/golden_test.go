@@ -38,6 +38,7 @@ func TestGoldenScreens(t *testing.T) {
 		{"question", questionState, []string{"ctrl+o", "1", "b", "l", "u", "e"}, false},
 		{"newthread", demo, []string{"ctrl+n"}, false},
 		{"help", demo, []string{"f1"}, false},
+		{"palette", demo, []string{"ctrl+k"}, false},
 		{"quit", demo, []string{"ctrl+c"}, false},
 		{"fork", demo, []string{"ctrl+t"}, false},
 		{"switch", demo, []string{"alt+down", "ctrl+p"}, false},

@@ -293,7 +293,7 @@ func TestKeepTokens(t *testing.T) {
 // the pastes where their tokens are.
 func TestTokensStayWhole(t *testing.T) {
 	keys := []string{"a", "]", "[", " ", "backspace", "delete", "left", "right", "up", "down", "home", "end",
-		"alt+left", "alt+right", "alt+backspace", "alt+d", "ctrl+k", "ctrl+w", "ctrl+j", "shift+left",
+		"alt+left", "alt+right", "alt+backspace", "alt+d", "ctrl+w", "ctrl+j", "shift+left",
 		"shift+right", "alt+u", "alt+l", "ctrl+a", "ctrl+e", "paste", "small paste"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 20 {

@@ -84,6 +84,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.openNewThread(), true
 	case key.Matches(k, m.keys.Answer):
 		return m.openRequest(), true
+	case key.Matches(k, m.keys.Palette):
+		return m.openPalette(), true
 	case key.Matches(k, m.keys.FocusNext):
 		m.setFocus((m.focus + 1) % focusCount)
 	case key.Matches(k, m.keys.FocusPrev):
