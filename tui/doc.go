@@ -285,7 +285,8 @@
 // where enter sends as usual, and brings it back, armed. Pressing the
 // number of "type an answer…" opens an input in the box: every key but
 // the ones that work everywhere types into it, enter sends, esc goes
-// back to the choices (the text stays), ctrl+c clears it. Once an answer
+// back to the choices (the text stays), ctrl+c clears it and on an
+// empty one goes back too, never reaching the draft. Once an answer
 // is sent the box says so and takes no digit until the journal resolves
 // the request; a refused answer re-enables the digits. A request answered
 // elsewhere (the CLI, another UI) leaves the box with the next frame.

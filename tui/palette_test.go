@@ -55,6 +55,9 @@ func TestPaletteListsEveryKeyAndThread(t *testing.T) {
 	}
 	hs.expectScreen("the palette", "╭─ Command palette", "fix the parser", "ctrl+g")
 	hs.checkScreen(120, 40)
+	small := newHarness(t, demoState(t), 40, 12)
+	small.press("ctrl+k", "down", "down", "down")
+	small.checkScreen(40, 12)
 }
 
 func TestPaletteFiltersAndRunsAnAction(t *testing.T) {

@@ -223,7 +223,8 @@ func (m *Model) requestBoxKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 }
 
 // typingKey edits a free-text answer: enter sends it, esc goes back to
-// the choices, ctrl+c clears it; keys that work everywhere still do.
+// the choices, ctrl+c clears it (on an empty one goes back, so it never
+// reaches the draft); keys that work everywhere still do.
 func (m *Model) typingKey(q *core.Request, k tea.KeyPressMsg) (tea.Cmd, bool) {
 	b := &m.reqBox
 	switch {
@@ -235,11 +236,11 @@ func (m *Model) typingKey(q *core.Request, k tea.KeyPressMsg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		return m.answer(q, core.RespAnswer, b.input.Value()), true
-	case key.Matches(k, m.keys.CancelDialog):
+	case key.Matches(k, m.keys.CancelDialog), key.Matches(k, m.keys.Quit) && b.input.Value() == "":
 		m.stopTyping()
 		m.relayout()
 		return nil, true
-	case key.Matches(k, m.keys.Quit) && b.input.Value() != "":
+	case key.Matches(k, m.keys.Quit):
 		b.input.SetValue("")
 		return nil, true
 	}

@@ -161,6 +161,7 @@ func TestQuestionTakesATypedAnswer(t *testing.T) {
 	hs.typeText("blue 1 y")
 	hs.press("esc")
 	hs.press("1") // back to the same answer
+	hs.checkScreen(100, 30)
 	hs.press("enter")
 	c := hs.lastCmd()
 	if c.Kind != core.CmdRequestRespond || c.Response != core.RespAnswer || c.Answer != "blue 1 y" || countRespond(hs) != 1 {
@@ -168,6 +169,17 @@ func TestQuestionTakesATypedAnswer(t *testing.T) {
 	}
 	if got := hs.m.composer.value(); got != "my draft" {
 		t.Errorf("typing the answer changed the draft to %q", got)
+	}
+	// ctrl+c clears the answer, then leaves it: never the draft.
+	small := newHarness(t, questionWith(t, "Which colour?"), 40, 12)
+	small.typeText("keep me")
+	small.press("ctrl+o", "1")
+	small.typeText("x")
+	small.checkScreen(40, 12)
+	small.press("ctrl+c", "ctrl+c")
+	if small.quit || small.m.composer.value() != "keep me" || small.m.reqBox.typing {
+		t.Errorf("ctrl+c twice while typing an answer: quit %v, draft %q, typing %v; want the draft kept and the choices back",
+			small.quit, small.m.composer.value(), small.m.reqBox.typing)
 	}
 }
 
