@@ -39,6 +39,10 @@ type requestBox struct {
 	linesFor  string
 	linesW    int
 	linesMore int // lines cut off beyond maxRequestLines
+	// cs are the choices of request csFor (a cache: parsing a long
+	// prompt on every key would cost a frame).
+	cs    []choice
+	csFor string
 	// answered is the request an answer was sent for; the box says so
 	// and takes no digit until the journal resolves it.
 	answered string
@@ -94,6 +98,14 @@ func choices(q *core.Request) []choice {
 		}
 	}
 	return append(out, choice{label: "type an answer…", typing: true})
+}
+
+// boxChoices are the choices of the shown request q, cached.
+func (m *Model) boxChoices(q *core.Request) []choice {
+	if m.reqBox.csFor != q.ID || m.reqBox.cs == nil {
+		m.reqBox.cs, m.reqBox.csFor = choices(q), q.ID
+	}
+	return m.reqBox.cs
 }
 
 // boxRequest is the request the composer area should show: the oldest
@@ -195,7 +207,7 @@ func (m *Model) requestBoxKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		if b.answered == q.ID {
 			return m.setFlash("answer sent; waiting for the agent", false), true
 		}
-		cs := choices(q)
+		cs := m.boxChoices(q)
 		n := int(k.Code - '0')
 		if n < 1 || n > len(cs) {
 			return m.setFlash("choose 1-"+itoa(len(cs))+" (alt+o: back to your draft)", false), true

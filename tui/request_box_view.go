@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/nexus-tui/nexus/core"
 )
 
@@ -37,7 +39,7 @@ func (m *Model) requestLines(q *core.Request, w int) []string {
 func (m *Model) requestTail(q *core.Request, w int) []string {
 	b := &m.reqBox
 	var parts []string
-	for i, c := range choices(q) {
+	for i, c := range m.boxChoices(q) {
 		parts = append(parts, itoa(i+1)+" "+oneLine(c.label))
 	}
 	var out []string
@@ -50,7 +52,7 @@ func (m *Model) requestTail(q *core.Request, w int) []string {
 		switch {
 		case line == "":
 			line = p
-		case len(line)+3+len(p) <= w:
+		case ansi.StringWidth(line)+3+ansi.StringWidth(p) <= w:
 			line += " · " + p
 		default:
 			out = append(out, st.Render(trunc(line, w)))
@@ -152,7 +154,7 @@ func (m *Model) requestFooter(q *core.Request, hidden int) string {
 	case !b.armed:
 		parts = append(parts, "just arrived…", draft)
 	default:
-		parts = append(parts, "press 1-"+itoa(len(choices(q))), draft)
+		parts = append(parts, "press 1-"+itoa(len(m.boxChoices(q))), draft)
 	}
 	return strings.Join(parts, " · ")
 }
