@@ -171,7 +171,7 @@
 //	              threads: selects its thread; the request shows in the
 //	              composer area, ready for a digit
 //	1-9           answer the request in the composer area by its number
-//	alt+o, f2     the composer area: the waiting request or your draft
+//	alt+o         the composer area: the waiting request or your draft
 //	shift+up/down scroll a long command or diff in the request
 //	ctrl+y        resume the selected thread's run a host restart interrupted
 //	ctrl+t        fork the selected thread at a completed run (dialog;
@@ -281,7 +281,7 @@
 // under the box and is never changed by an answer: it is the same text
 // when the request is gone. Enter does not send the draft while a box
 // shows (the accident this guards against: "yes" and enter steering the
-// run); alt+o (or f2) sets the request aside and shows the draft alone,
+// run); alt+o sets the request aside and shows the draft alone,
 // where enter sends as usual, and brings it back, armed. Pressing the
 // number of "type an answer…" opens an input in the box: every key but
 // the ones that work everywhere types into it, enter sends, esc goes

@@ -168,7 +168,7 @@ func DefaultKeyMap() KeyMap {
 		TermScrollBottom: bind("shift+end", "scrolled back: the bottom (so does typing into it)", "shift+end"),
 
 		AnswerDigit:       bind("1-9", "answer with the numbered choice", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
-		RequestDraft:      bind("alt+o/f2", "the composer area: the request or your draft", "alt+o", "f2"),
+		RequestDraft:      bind("alt+o", "the composer area: the request or your draft", "alt+o"),
 		RequestScrollUp:   bind("shift+up", "scroll a long command or diff up", "shift+up"),
 		RequestScrollDown: bind("shift+down", "scroll a long command or diff down", "shift+down"),
 
