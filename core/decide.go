@@ -112,7 +112,9 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 	case CmdThreadStop:
 		rej = t.interrupt(c, true, true)
 	case CmdMessageSend:
-		rej = t.send(c)
+		if rej = t.send(c); rej == nil {
+			t.titleFromMessage(c)
+		}
 	case CmdQueueHold, CmdQueueRelease, CmdQueueRemove:
 		rej = t.queueOp(c)
 	case CmdRunInterrupt:
@@ -213,16 +215,30 @@ func (t *tx) putThread(th Thread) {
 	t.emit(EvThreadUpdated, Event{Thread: th.ID, Payload: Payload{Thread: &th}})
 }
 
+// putRun emits a run.updated; a reply the run already holds is not
+// journaled again (KeepText, as putNode).
 func (t *tx) putRun(r Run) {
-	t.emit(EvRunUpdated, Event{Thread: r.Thread, Run: r.ID, Correlation: r.ID, Payload: Payload{Run: &r}})
+	keep := false
+	if old := t.st.Runs[r.ID]; old != nil && r.Reply != "" && old.Reply == r.Reply {
+		r.Reply, keep = "", true
+	}
+	t.emit(EvRunUpdated, Event{Thread: r.Thread, Run: r.ID, Correlation: r.ID, Payload: Payload{Run: &r, KeepText: keep}})
 }
 
 func (t *tx) putAttempt(a Attempt) {
 	t.emit(EvAttemptUpdated, Event{Thread: a.Thread, Run: a.Run, Attempt: a.ID, Correlation: a.Run, Payload: Payload{Attempt: &a}})
 }
 
+// putNode emits a node.updated. When the node's text is the text it
+// already holds, the event carries none (KeepText): a status change or a
+// title does not journal a long reply again.
 func (t *tx) putNode(n Node) {
-	t.emit(EvNodeUpdated, Event{Thread: n.Thread, Run: n.Run, Attempt: n.Attempt, Node: n.ID, Correlation: n.Run, Payload: Payload{Node: &n}})
+	keep := false
+	if old := t.st.Node(n.ID); old != nil && n.Text != "" && old.Text == n.Text {
+		n.Text, keep = "", true
+	}
+	t.emit(EvNodeUpdated, Event{Thread: n.Thread, Run: n.Run, Attempt: n.Attempt, Node: n.ID, Correlation: n.Run,
+		Payload: Payload{Node: &n, KeepText: keep}})
 }
 
 func (t *tx) putRequest(q Request) {

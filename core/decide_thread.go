@@ -6,11 +6,11 @@ import (
 )
 
 func (t *tx) createThread(c *Command) *Rejection {
-	title := strings.TrimSpace(c.Title)
+	title, auto := strings.TrimSpace(c.Title), false
 	if title == "" {
-		title = "thread " + itoa(len(t.st.Threads)+1)
+		title, auto = "thread "+itoa(len(t.st.Threads)+1), true
 	}
-	th := Thread{ID: c.NewThread, Title: title, Provider: c.Provider, Caps: c.Caps, Workspace: c.Workspace,
+	th := Thread{ID: c.NewThread, Title: title, TitleAuto: auto, Provider: c.Provider, Caps: c.Caps, Workspace: c.Workspace,
 		Status: ThreadIdle, BudgetUSD: c.BudgetUSD, MaxTokens: c.MaxTokens, Allow: c.Allow, CreatedAt: c.At,
 		Worktree: c.Worktree, Repo: c.Repo}
 	if c.Worktree != "" {
@@ -23,7 +23,7 @@ func (t *tx) createThread(c *Command) *Rejection {
 
 func (t *tx) renameThread(c *Command) *Rejection {
 	th := *t.st.Threads[c.Thread]
-	th.Title = strings.TrimSpace(c.Title)
+	th.Title, th.TitleAuto = strings.TrimSpace(c.Title), false
 	t.putThread(th)
 	return nil
 }

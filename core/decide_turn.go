@@ -63,6 +63,13 @@ func (t *tx) observe(o *Observation) {
 		if n == nil {
 			n = t.addNode(a, o.Key, orDefault(o.NodeKind, NodeToolCall), o.Parent, o.Title)
 		}
+		// A whole text that only grew (a command's output so far) is
+		// journaled as what it added: a node.text, as streamed text is.
+		if o.Text != "" && len(o.Text) > len(n.Text) && len(o.Text) <= MaxNodeText && strings.HasPrefix(o.Text, n.Text) {
+			t.emit(EvNodeText, Event{Thread: r.Thread, Run: r.ID, Attempt: a.ID, Node: n.ID,
+				Correlation: r.ID, Payload: Payload{Text: o.Text[len(n.Text):]}})
+			n = t.st.Node(n.ID)
+		}
 		c := *n
 		if o.Title != "" {
 			c.Title = o.Title

@@ -34,6 +34,13 @@
 // other input of the same thread, so the journal keeps the provider's
 // order.
 //
+// Text is journaled once. A node.updated or run.updated whose node text
+// or run reply is the one the state holds carries none and sets
+// Payload.KeepText (State.Apply keeps the held text), and a whole text a
+// provider re-sends that only grew (a command's output so far) is
+// journaled as a node.text of what it added. A long reply costs its
+// deltas and the run's reply once, not a copy per status change.
+//
 // # Who calls what
 //
 // The Runner's methods (Submit, State, Subscribe, Observe, Record) are

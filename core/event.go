@@ -38,6 +38,10 @@ type Payload struct {
 	Text string `json:"text,omitempty" msgpack:"tx,omitempty"`
 	// Note is a human-readable line for warnings and activity.
 	Note string `json:"note,omitempty" msgpack:"nt,omitempty"`
+	// KeepText marks a node.updated whose Node carries no text, or a
+	// run.updated whose Run carries no reply: the entity keeps the text it
+	// has (a status change does not journal a reply's whole text again).
+	KeepText bool `json:"keepText,omitempty" msgpack:"kt,omitempty"`
 }
 
 // EventType names what an event records. Part of the on-disk format:

@@ -155,6 +155,9 @@ type Capabilities struct {
 type Thread struct {
 	ID        string       `json:"id" msgpack:"id"`
 	Title     string       `json:"title" msgpack:"ti,omitempty"`
+	// TitleAuto: the title is one nexus made ("thread 3"), which the
+	// thread's first message replaces.
+	TitleAuto bool `json:"titleAuto,omitempty" msgpack:"ta,omitempty"`
 	Provider  string       `json:"provider" msgpack:"pr"`
 	Caps      Capabilities `json:"capabilities" msgpack:"ca"`
 	Workspace string       `json:"workspace,omitempty" msgpack:"ws,omitempty"`

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -469,6 +470,49 @@ func awaitEvent(t *testing.T, sub *Subscription, what string, match func(Event) 
 			}
 		case <-failsafe:
 			t.Fatalf("no %s", what)
+		}
+	}
+}
+
+// A long reply is journaled about once: its deltas, and the run's reply
+// when it ends. Status changes of its node and run (completion, the
+// checkpoint barrier) do not carry the text again.
+func TestRunnerJournalsALongReplyOnce(t *testing.T) {
+	j := &MemJournal{}
+	var deltas []string
+	for i := 0; i < 200; i++ {
+		deltas = append(deltas, strings.Repeat(string(rune('a'+i%26)), 1023)+"\n")
+	}
+	sc := &scripted{deltas: deltas}
+	r, stop := startRunner(t, j, sc)
+	defer stop()
+	ctx := context.Background()
+	newThread(t, r, "t1")
+	rec, err := r.Submit(ctx, Command{Kind: CmdMessageSend, Thread: "t1", Text: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := waitRun(t, r, rec.Run, RunCompleted)
+	reply := len(st.Runs[rec.Run].Reply)
+	if reply != 200*1024 {
+		t.Fatalf("reply has %d bytes, want %d", reply, 200*1024)
+	}
+	total := 0
+	replay := NewState()
+	_ = j.Read(ctx, 1, func(ev Event) error {
+		b, _ := json.Marshal(ev)
+		total += len(b)
+		return replay.Apply(&ev)
+	})
+	if total > 2*reply+64<<10 {
+		t.Fatalf("a %d-byte reply cost %d bytes of events: text is journaled again on updates", reply, total)
+	}
+	if got := replay.Runs[rec.Run].Reply; len(got) != reply {
+		t.Fatalf("replayed reply has %d bytes, want %d", len(got), reply)
+	}
+	for _, n := range replay.NodesOf(replay.CurrentAttempt(replay.Runs[rec.Run]).ID) {
+		if n.Kind == NodeAssistantMessage && len(n.Text) != reply {
+			t.Fatalf("replayed message has %d bytes, want %d", len(n.Text), reply)
 		}
 	}
 }

@@ -235,10 +235,17 @@ func (st *State) Apply(ev *Event) error {
 		st.Threads[p.Thread.ID] = p.Thread
 	}
 	if p.Run != nil {
-		if _, ok := st.Runs[p.Run.ID]; !ok {
+		old, ok := st.Runs[p.Run.ID]
+		if !ok {
 			st.idx.runs[p.Run.Thread] = append(st.idx.runs[p.Run.Thread], p.Run.ID)
 		}
-		st.Runs[p.Run.ID] = p.Run
+		r := p.Run
+		if p.KeepText && old != nil && old.Reply != "" {
+			c := *r
+			c.Reply = old.Reply
+			r = &c
+		}
+		st.Runs[r.ID] = r
 	}
 	if p.Attempt != nil {
 		if _, ok := st.Attempts[p.Attempt.ID]; !ok {
@@ -247,10 +254,17 @@ func (st *State) Apply(ev *Event) error {
 		st.Attempts[p.Attempt.ID] = p.Attempt
 	}
 	if p.Node != nil {
-		if _, ok := st.Nodes[p.Node.ID]; !ok {
+		old, ok := st.Nodes[p.Node.ID]
+		if !ok {
 			st.idx.nodes[p.Node.Attempt] = append(st.idx.nodes[p.Node.Attempt], p.Node.ID)
 		}
-		st.Nodes[p.Node.ID] = p.Node
+		n := p.Node
+		if p.KeepText && old != nil && old.Text != "" {
+			c := *n
+			c.Text = old.Text
+			n = &c
+		}
+		st.Nodes[n.ID] = n
 	}
 	if ev.Type == EvNodeText {
 		if n := st.Nodes[ev.Node]; n != nil {

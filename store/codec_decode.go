@@ -56,6 +56,8 @@ func decThread(r *reader) *core.Thread {
 			v.ID = r.str()
 		case "ti":
 			v.Title = r.str()
+		case "ta":
+			v.TitleAuto = r.bool()
 		case "pr":
 			v.Provider = r.str()
 		case "ca":
@@ -334,6 +336,8 @@ func decPayload(r *reader, p *core.Payload) {
 			p.Text = r.str()
 		case "nt":
 			p.Note = r.str()
+		case "kt":
+			p.KeepText = r.bool()
 		default:
 			r.skip()
 		}

@@ -32,6 +32,7 @@ func encThread(e *enc, t *core.Thread) {
 	o := e.obj()
 	o.str("id", t.ID)
 	o.strOmit("ti", t.Title)
+	o.boolOmit("ta", t.TitleAuto)
 	o.str("pr", t.Provider)
 	o.key("ca")
 	encCaps(e, &t.Caps)
@@ -465,5 +466,6 @@ func encPayload(e *enc, p *core.Payload) {
 	}
 	o.strOmit("tx", p.Text)
 	o.strOmit("nt", p.Note)
+	o.boolOmit("kt", p.KeepText)
 	o.end()
 }

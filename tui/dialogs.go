@@ -106,6 +106,9 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Quit
 	default:
+		if c, ok := m.threadAction(act); ok {
+			return tea.Batch(cmd, c)
+		}
 		if c, ok := m.worktreeAction(act); ok {
 			return tea.Batch(cmd, c)
 		}

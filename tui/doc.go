@@ -32,6 +32,16 @@
 //     dialog_*.go files; dialogs return typed actions the root carries out),
 //     and a private core.State to which it applies journaled events with
 //     State.Apply. A gap makes it ask the bridge for a fresh snapshot.
+//   - The thread list (threads.go) has three rows per thread: title and
+//     age; badge, elapsed time of the active run and its activity
+//     (thread_activity.go, read off the state: the prompt of a pending
+//     request, the newest running tool call made plain, "writing a
+//     reply", "thinking"); place, provider, runs, tokens and cost.
+//     thread_order.go orders it (alt+s: creation, needs me, repository,
+//     last activity; kept in the layout file); thread_manage.go renames
+//     (f2) and archives (alt+a) the selected thread. While a run is
+//     active the list's cache key has the second, so elapsed times tick
+//     with the spinner; an idle list redraws once a minute (ages).
 //   - Panes are plain render functions over the model: threads.go,
 //     conversation.go, run_view.go and node_view.go (the transcript: a
 //     tree of runs and nodes with a fold cursor, cursor.go; run_files.go

@@ -12,28 +12,32 @@ import "charm.land/bubbles/v2/key"
 // ctrl+q for themselves, and no ctrl+shift combinations.
 type KeyMap struct {
 	// Everywhere.
-	Quit         key.Binding
-	Help         key.Binding
-	NewThread    key.Binding
-	Answer       key.Binding
-	Palette      key.Binding
-	FocusNext    key.Binding
-	FocusPrev    key.Binding
-	PageUp       key.Binding
-	PageDown     key.Binding
-	NextThread   key.Binding
-	PrevThread   key.Binding
-	Interrupt    key.Binding
-	Resume       key.Binding
-	Fork         key.Binding
-	Switch       key.Binding
-	Rollback     key.Binding
-	Worktree     key.Binding
-	WiderLeft    key.Binding
-	NarrowerLeft key.Binding
-	TallerTodos  key.Binding
-	ShorterTodos key.Binding
-	CancelDialog key.Binding
+	Quit       key.Binding
+	Help       key.Binding
+	NewThread  key.Binding
+	Answer     key.Binding
+	Palette    key.Binding
+	FocusNext  key.Binding
+	FocusPrev  key.Binding
+	PageUp     key.Binding
+	PageDown   key.Binding
+	NextThread key.Binding
+	PrevThread key.Binding
+	Interrupt  key.Binding
+	Resume     key.Binding
+	Fork       key.Binding
+	Switch     key.Binding
+	Rollback   key.Binding
+	Worktree   key.Binding
+	// The selected thread and the list (thread_manage.go).
+	RenameThread  key.Binding
+	ArchiveThread key.Binding
+	SortThreads   key.Binding
+	WiderLeft     key.Binding
+	NarrowerLeft  key.Binding
+	TallerTodos   key.Binding
+	ShorterTodos  key.Binding
+	CancelDialog  key.Binding
 
 	// Composer.
 	Send        key.Binding
@@ -110,28 +114,31 @@ func bind(help string, desc string, keys ...string) key.Binding {
 // DefaultKeyMap returns the keys nexus ships with.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Quit:         bind("ctrl+c", "clear the draft, else quit (asks if work is live)", "ctrl+c"),
-		Help:         bind("f1", "this help", "f1"),
-		NewThread:    bind("ctrl+n", "new thread", "ctrl+n"),
-		Answer:       bind("ctrl+o", "jump to the oldest waiting request (any thread)", "ctrl+o"),
-		Palette:      bind("ctrl+k", "command palette: every action and thread", "ctrl+k"),
-		FocusNext:    bind("tab", "next pane", "tab"),
-		FocusPrev:    bind("shift+tab", "previous pane", "shift+tab"),
-		PageUp:       bind("pgup", "scroll the transcript up a page", "pgup"),
-		PageDown:     bind("pgdown", "scroll the transcript down a page", "pgdown"),
-		NextThread:   bind("alt+down", "next thread", "alt+down"),
-		PrevThread:   bind("alt+up", "previous thread", "alt+up"),
-		Interrupt:    bind("ctrl+x", "interrupt the selected thread's active run", "ctrl+x"),
-		Resume:       bind("ctrl+y", "resume the run a host restart interrupted", "ctrl+y"),
-		Fork:         bind("ctrl+t", "fork the selected thread at a completed run", "ctrl+t"),
-		Switch:       bind("ctrl+p", "switch the selected thread's provider", "ctrl+p"),
-		Rollback:     bind("ctrl+z", "roll the selected thread's workspace back to a run", "ctrl+z"),
-		Worktree:     bind("ctrl+l/alt+w", "the thread's worktree: diff, commit, merge, archive", "ctrl+l", "alt+w"),
-		WiderLeft:    bind("ctrl+right", "widen the left column (kept for next time)", "ctrl+right"),
-		NarrowerLeft: bind("ctrl+left", "narrow the left column", "ctrl+left"),
-		TallerTodos:  bind("ctrl+up", "grow the todos pane (kept for next time)", "ctrl+up"),
-		ShorterTodos: bind("ctrl+down", "shrink the todos pane", "ctrl+down"),
-		CancelDialog: bind("esc", "close the dialog", "esc"),
+		Quit:          bind("ctrl+c", "clear the draft, else quit (asks if work is live)", "ctrl+c"),
+		Help:          bind("f1", "this help", "f1"),
+		NewThread:     bind("ctrl+n", "new thread", "ctrl+n"),
+		Answer:        bind("ctrl+o", "jump to the oldest waiting request (any thread)", "ctrl+o"),
+		Palette:       bind("ctrl+k", "command palette: every action and thread", "ctrl+k"),
+		FocusNext:     bind("tab", "next pane", "tab"),
+		FocusPrev:     bind("shift+tab", "previous pane", "shift+tab"),
+		PageUp:        bind("pgup", "scroll the transcript up a page", "pgup"),
+		PageDown:      bind("pgdown", "scroll the transcript down a page", "pgdown"),
+		NextThread:    bind("alt+down", "next thread", "alt+down"),
+		PrevThread:    bind("alt+up", "previous thread", "alt+up"),
+		Interrupt:     bind("ctrl+x", "interrupt the selected thread's active run", "ctrl+x"),
+		Resume:        bind("ctrl+y", "resume the run a host restart interrupted", "ctrl+y"),
+		Fork:          bind("ctrl+t", "fork the selected thread at a completed run", "ctrl+t"),
+		Switch:        bind("ctrl+p", "switch the selected thread's provider", "ctrl+p"),
+		Rollback:      bind("ctrl+z", "roll the selected thread's workspace back to a run", "ctrl+z"),
+		Worktree:      bind("ctrl+l/alt+w", "the thread's worktree: diff, commit, merge, archive", "ctrl+l", "alt+w"),
+		RenameThread:  bind("f2", "rename the selected thread", "f2"),
+		ArchiveThread: bind("alt+a", "archive the selected thread (asks first)", "alt+a"),
+		SortThreads:   bind("alt+s", "order the list: created, needs me, repo, recent", "alt+s"),
+		WiderLeft:     bind("ctrl+right", "widen the left column (kept for next time)", "ctrl+right"),
+		NarrowerLeft:  bind("ctrl+left", "narrow the left column", "ctrl+left"),
+		TallerTodos:   bind("ctrl+up", "grow the todos pane (kept for next time)", "ctrl+up"),
+		ShorterTodos:  bind("ctrl+down", "shrink the todos pane", "ctrl+down"),
+		CancelDialog:  bind("esc", "close the dialog", "esc"),
 
 		Send:        bind("enter", "send (mode auto: start, or steer the active run)", "enter"),
 		Queue:       bind("ctrl+q/alt+q", "send as a new run queued after the active one", "ctrl+q", "alt+q"),
@@ -210,6 +217,7 @@ func (k KeyMap) groups() []keyGroup {
 		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.Palette, k.FocusNext, k.FocusPrev,
 			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Worktree, k.Grid,
 			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
+		{"The selected thread and the list", []key.Binding{k.RenameThread, k.ArchiveThread, k.SortThreads}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.ClearDraft, k.HistoryPrev, k.HistoryNext, k.Leave}},
 		{"Threads and transcript (a printable key types into the composer)", []key.Binding{k.Up, k.Down, k.Top, k.Bottom,
 			k.Filter, helpAs(k.Open, "threads: write to it · transcript: open/close a step")}},

@@ -103,6 +103,10 @@ type threadRow struct {
 	// shared: another live thread works in the same directory, or in
 	// one inside or around it (sharedDirs).
 	shared bool
+	// activity is what its active run does, in a few words; started is
+	// when that run started (0: none active). thread_activity.go.
+	activity string
+	started  int64
 }
 
 // flash is a transient message in the status line.
@@ -322,13 +326,6 @@ func (m *Model) derive() {
 		}
 		rows = append(rows, threadRow{th: th})
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i].th, rows[j].th
-		if a.CreatedAt != b.CreatedAt {
-			return a.CreatedAt < b.CreatedAt
-		}
-		return a.ID < b.ID
-	})
 	active := 0
 	shared := sharedDirs(rows)
 	for i, r := range rows {
@@ -365,6 +362,10 @@ func (m *Model) derive() {
 		}
 		return pending[i].ID < pending[j].ID
 	})
+	for i := range rows {
+		rows[i].activity, rows[i].started = threadActivity(m.state, rows[i].th, pending)
+	}
+	m.sortRows(rows)
 	m.rows, m.pending, m.active = rows, pending, active
 	m.threadsGen++
 }

@@ -395,9 +395,9 @@ func TestUnreadMarker(t *testing.T) {
 
 func TestMouseClickSelectsThreadAndFocusesPanes(t *testing.T) {
 	hs := newHarness(t, demoState(t), 120, 40)
-	// Row layout: banner (y=0), threads box top border (y=1), then two
-	// rows per thread from y=2: t1 at 2-3, t2 at 4-5, t3 at 6-7.
-	hs.send(tea.MouseClickMsg{X: 5, Y: 6, Button: tea.MouseLeft})
+	// Row layout: banner (y=0), threads box top border (y=1), then
+	// three rows per thread from y=2: t1 at 2-4, t2 at 5-7, t3 at 8-10.
+	hs.send(tea.MouseClickMsg{X: 5, Y: 9, Button: tea.MouseLeft})
 	if hs.m.selected != "t3" || hs.m.focus != focusThreads {
 		t.Errorf("click on the third thread: selected %q focus %d, want t3 and the threads pane", hs.m.selected, hs.m.focus)
 	}

@@ -33,6 +33,8 @@ type prefs struct {
 	// has an entry, empty when it holds no paste; a draft without one
 	// was kept before pastes were folded (see draft).
 	DraftPastes map[string][]span `json:"draftPastes,omitempty"`
+	// ThreadOrder is the thread list's order (thread_order.go).
+	ThreadOrder string `json:"threadOrder,omitempty"`
 }
 
 // draft is the kept draft of a thread. A large draft kept before pastes

@@ -236,7 +236,8 @@ func (m *Model) requestBoxKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 
 // typingKey edits a free-text answer: enter sends it, esc goes back to
 // the choices, ctrl+c clears it (on an empty one goes back, so it never
-// reaches the draft); keys that work everywhere still do.
+// reaches the draft), text and the input's editing keys edit it; other
+// keys work as they do everywhere, and never reach the draft.
 func (m *Model) typingKey(q *core.Request, k tea.KeyPressMsg) (tea.Cmd, bool) {
 	b := &m.reqBox
 	switch {
@@ -256,17 +257,15 @@ func (m *Model) typingKey(q *core.Request, k tea.KeyPressMsg) (tea.Cmd, bool) {
 		b.input.SetValue("")
 		return nil, true
 	}
-	if !printable(k) {
-		for _, g := range m.keys.groups()[:1] {
-			for _, gb := range g.bindings {
-				if key.Matches(k, gb) {
-					return nil, false
-				}
-			}
-		}
+	km := b.input.KeyMap
+	if printable(k) || key.Matches(k, km.CharacterForward, km.CharacterBackward, km.WordForward, km.WordBackward,
+		km.DeleteWordBackward, km.DeleteWordForward, km.DeleteAfterCursor, km.DeleteBeforeCursor,
+		km.DeleteCharacterBackward, km.DeleteCharacterForward, km.LineStart, km.LineEnd, km.Paste) {
+		var cmd tea.Cmd
+		b.input, cmd = b.input.Update(k)
+		return cmd, true
 	}
-	var cmd tea.Cmd
-	b.input, cmd = b.input.Update(k)
+	cmd, _ := m.globalKey(k)
 	return cmd, true
 }
 

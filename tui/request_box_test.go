@@ -176,6 +176,11 @@ func TestQuestionTakesATypedAnswer(t *testing.T) {
 	small.press("ctrl+o", "1")
 	small.typeText("x")
 	small.checkScreen(40, 12)
+	small.press("up", "ctrl+u", "alt+down") // the draft's keys do not reach it
+	if small.m.composer.value() != "keep me" {
+		t.Fatalf("keys while typing an answer changed the draft to %q", small.m.composer.value())
+	}
+	small.typeText("x")
 	small.press("ctrl+c", "ctrl+c")
 	if small.quit || small.m.composer.value() != "keep me" || small.m.reqBox.typing {
 		t.Errorf("ctrl+c twice while typing an answer: quit %v, draft %q, typing %v; want the draft kept and the choices back",

@@ -12,9 +12,10 @@ import (
 	"github.com/nexus-tui/nexus/themes"
 )
 
-// threadsPane is the list of threads: two rows per thread (title, then
-// provider, status badge, run count), a `/` filter, and a scroll offset
-// that keeps the selection visible.
+// threadsPane is the list of threads: three rows per thread (title and
+// age; status badge, elapsed time and activity; where it works, provider,
+// runs, tokens and cost), a filter, and a scroll offset that keeps the
+// selection visible.
 type threadsPane struct {
 	filter    textinput.Model
 	filtering bool // the filter input has the keys
@@ -23,7 +24,7 @@ type threadsPane struct {
 }
 
 // rowHeight is the number of screen rows per thread.
-const rowHeight = 2
+const rowHeight = 3
 
 func newThreadsPane(st themes.Styles) threadsPane {
 	return threadsPane{filter: newInput(st, "filter")}
@@ -138,12 +139,17 @@ type threadsKey struct {
 	r         rect
 	top       int
 	minute    int64
+	second    int64 // while a run is active: its elapsed time ticks
+	order     string
 }
 
 func (m *Model) renderThreads(r rect) []string {
 	k := threadsKey{gen: m.threadsGen, selected: m.selected, focused: m.focus == focusThreads,
 		filter: m.threads.filter.View(), filtering: m.threads.filtering, r: r, top: m.threads.top,
-		minute: m.now().Unix() / 60}
+		minute: m.now().Unix() / 60, order: m.prefs.ThreadOrder}
+	if m.active > 0 {
+		k.second = m.now().Unix()
+	}
 	if m.threadsCache.lines != nil && m.threadsCache.key == k {
 		return m.threadsCache.lines
 	}
@@ -184,6 +190,9 @@ func (m *Model) drawThreads(r rect) []string {
 	if len(m.rows) > 0 {
 		title += " (" + itoa(len(m.rows)) + ")"
 	}
+	if m.prefs.ThreadOrder != orderCreated {
+		title += " · " + m.prefs.ThreadOrder
+	}
 	footer := ""
 	if hidden := len(rows) - (m.threads.top + fitRows); hidden > 0 {
 		footer = "↓ " + itoa(hidden) + " more"
@@ -191,13 +200,21 @@ func (m *Model) drawThreads(r rect) []string {
 	return m.box(title, footer, m.focus == focusThreads, r.w, r.h, body)
 }
 
-// threadLines renders one thread as two rows.
+// threadLines renders one thread as rowHeight rows.
 func (m *Model) threadLines(r threadRow, w int, selected bool) []string {
 	mark := " "
 	if m.unread(r.th.ID) {
 		mark = "•"
 	}
 	label, bst := m.badge(r)
+	label = strings.TrimSuffix(label, " for you") // the prompt follows
+	if r.started > 0 {
+		label += " " + elapsed(m.now().Sub(time.Unix(0, r.started)))
+	}
+	doing := ""
+	if r.activity != "" {
+		doing = " · " + r.activity
+	}
 	place, pst := m.rowPlace(r)
 	rest := m.rowMeta(r)
 	// The age of the last change goes to the right of the title.
@@ -213,44 +230,59 @@ func (m *Model) threadLines(r threadRow, w int, selected bool) []string {
 			st = m.st.Selected
 		}
 		line1 := "›" + mark + " " + title + ago
-		line2 := "   " + label + place + rest
-		return []string{st.Render(fit(line1, w)), st.Render(fit(line2, w))}
+		line2 := "   " + label + doing
+		line3 := "   " + place + rest
+		return []string{st.Render(fit(line1, w)), st.Render(fit(line2, w)), st.Render(fit(line3, w))}
 	}
 	first := " " + m.st.Unread.Render(mark) + " " + m.st.Text.Render(title) + m.st.Muted.Render(ago)
-	second := "   " + bst.Render(label) + pst.Render(place) + m.st.Muted.Render(rest)
-	return []string{first, second}
+	second := fit("   "+bst.Render(label)+m.st.Text.Render(doing), w)
+	third := fit("   "+pst.Render(place)+m.st.Muted.Render(rest), w)
+	return []string{first, second, third}
 }
 
-// rowPlace says where a thread works when it matters, right after its
-// badge (so it is cut last): that its directory is shared with another
-// live thread, whose agent writes in the same files, and the branch of
-// its own worktree ("worktree" when detached).
+// rowPlace says where a thread works, first on its third row (so it is
+// cut last): that its directory is shared with another live thread,
+// whose agent writes in the same files, the branch of its own worktree
+// ("worktree" when detached), else its repository's or workspace's
+// name.
 func (m *Model) rowPlace(r threadRow) (string, lipgloss.Style) {
-	place, st := "", m.st.Muted
+	var parts []string
+	st := m.st.Muted
 	if r.shared {
-		place, st = " · ⇄ shared dir", m.st.BadgeWaiting
+		parts, st = append(parts, "⇄ shared dir"), m.st.BadgeWaiting
 	}
 	switch {
 	case r.th.Worktree != "" && r.th.Branch != "":
-		place += " · ⎇ " + oneLine(r.th.Branch)
+		parts = append(parts, "⎇ "+oneLine(r.th.Branch))
 	case r.th.Worktree != "":
-		place += " · ⎇ worktree"
+		parts = append(parts, "⎇ worktree")
 	}
-	return place, st
+	if name := oneLine(repoName(r.th)); name != "" && (r.th.Worktree == "" || m.prefs.ThreadOrder == orderRepo) {
+		parts = append(parts, name)
+	}
+	return strings.Join(parts, " · "), st
 }
 
-// rowMeta is what follows a thread's badge: queued runs, run count and
-// provider.
+// rowMeta is the rest of the third row: provider, run count, queued
+// runs, and the thread's tokens and cost so far (as `thread show --json`
+// sums them).
 func (m *Model) rowMeta(r threadRow) string {
 	runs := itoa(r.th.Runs) + " run"
 	if r.th.Runs != 1 {
 		runs += "s"
 	}
-	rest := ""
+	parts := []string{oneLine(r.th.Provider), runs}
 	if r.queued > 0 {
-		rest += " · +" + itoa(r.queued) + " queued"
+		parts = append(parts, "+"+itoa(r.queued)+" queued")
 	}
-	return rest + " · " + runs + " · " + oneLine(r.th.Provider)
+	if n := r.th.TokensIn + r.th.TokensOut; n > 0 || r.th.CostUSD > 0 {
+		parts = append(parts, usage(r.th.TokensIn, r.th.TokensOut, r.th.CostUSD))
+	}
+	rest := strings.Join(parts, " · ")
+	if place, _ := m.rowPlace(r); place != "" {
+		rest = " · " + rest
+	}
+	return rest
 }
 
 // wrapStyled wraps text to width and styles each line.

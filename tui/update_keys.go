@@ -129,7 +129,7 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(k, m.keys.TermToggle):
 		return m.toggleTranscript(), true
 	default:
-		return nil, false
+		return m.threadKey(k)
 	}
 	return nil, true
 }

@@ -151,9 +151,16 @@
 // them together about MaxConns times that (some 660 MiB at the defaults,
 // for 30 s).
 // A client that takes no line for 10 s is dropped ("Server behaviour").
-// Lines the client reads may be MaxResponseBytes long (256 MiB: a State
-// carries every transcript; a terminal chunk is at most the host's 1 MiB
-// ring, 1.4 MB in base64).
+// Lines the client reads may be MaxResponseBytes long (256 MiB: a whole
+// State carries every transcript; a terminal chunk is at most the host's
+// 1 MiB ring, 1.4 MB in base64).
+//
+// A state request (and a subscribe's starting state) may be narrowed by a
+// StateQuery, {"threads": [...]} or {"brief": true}: every entity travels,
+// but nodes and run replies only for the threads named (none when brief).
+// The command line asks for what it shows (a thread list is brief, thread
+// show asks for its thread, send for the threads of its runs), so one
+// thread's long outputs never make another command's reply too large.
 //
 // # Server behaviour
 //

@@ -394,11 +394,17 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		}
 		return r, nil, err
 	case MethodState:
+		var q StateQuery
+		if !isAbsent(params) {
+			if err := decodeParams(method, params, &q); err != nil {
+				return nil, nil, err
+			}
+		}
 		st, err := s.backend.State(ctx)
 		if err == nil && st == nil {
 			err = errors.New("the backend returned no state")
 		}
-		return wireState(st), nil, err
+		return queryState(st, q), nil, err
 	case MethodSubscribe:
 		var p subscribeParams
 		if !isAbsent(params) {
@@ -412,7 +418,7 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 			cancel()
 			return nil, nil, err
 		}
-		return subscribeResult{State: wireState(sub.State)}, newStream(NotifyEvent, sub.Events, sub.Err, cancel), nil
+		return subscribeResult{State: queryState(sub.State, StateQuery{Threads: p.Threads, Brief: p.Brief})}, newStream(NotifyEvent, sub.Events, sub.Err, cancel), nil
 	case MethodTermAttach, MethodTermInput, MethodTermResize:
 		return s.dispatchTerm(ctx, method, params)
 	case MethodHostStatus, MethodHostStop, MethodHostVerify, MethodHostExport:

@@ -32,8 +32,14 @@ var lagTimeout = 5 * time.Second
 // (core.ErrLagged), or the host stops or goes away (an error wrapping
 // ErrHostGone).
 func (c *Client) Subscribe(ctx context.Context, from uint64) (*core.Subscription, error) {
+	return c.SubscribeOf(ctx, from, StateQuery{})
+}
+
+// SubscribeOf is Subscribe whose starting state (from 0) is narrowed by q,
+// as StateOf's is; every event still arrives.
+func (c *Client) SubscribeOf(ctx context.Context, from uint64, q StateQuery) (*core.Subscription, error) {
 	var res subscribeResult
-	nc, lr, err := c.open(ctx, MethodSubscribe, subscribeParams{From: from}, &res)
+	nc, lr, err := c.open(ctx, MethodSubscribe, subscribeParams{From: from, Threads: q.Threads, Brief: q.Brief}, &res)
 	if err != nil {
 		return nil, err
 	}

@@ -117,7 +117,9 @@ type incoming struct {
 }
 
 type subscribeParams struct {
-	From uint64 `json:"from"`
+	From    uint64   `json:"from"`
+	Threads []string `json:"threads,omitempty"`
+	Brief   bool     `json:"brief,omitempty"`
 }
 
 type subscribeResult struct {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/core/api"
 )
 
 func (a *app) cmdQueue(ctx context.Context, args []string) error {
@@ -27,7 +28,7 @@ func (a *app) cmdQueue(ctx context.Context, args []string) error {
 	}
 	kinds := map[string]core.CommandKind{"hold": core.CmdQueueHold, "release": core.CmdQueueRelease, "remove": core.CmdQueueRemove}
 	if pos[1] == "list" {
-		st, err := a.state(ctx)
+		st, err := a.state(ctx, api.StateQuery{Brief: true})
 		if err != nil {
 			return err
 		}
@@ -84,7 +85,7 @@ func (a *app) cmdRequests(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	st, err := a.state(ctx)
+	st, err := a.state(ctx, api.StateQuery{Brief: true})
 	if err != nil {
 		return err
 	}
@@ -172,7 +173,7 @@ func (a *app) cmdRespond(ctx context.Context, args []string) error {
 	if _, err := a.submit(ctx, s, core.Command{Kind: core.CmdRequestRespond, Request: pos[0], Response: resp, Answer: *answer}); err != nil {
 		return err
 	}
-	st, err := s.State(ctx)
+	st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
 	if err != nil {
 		return err
 	}
@@ -224,7 +225,7 @@ func (a *app) cmdLog(ctx context.Context, args []string) error {
 	thread := ""
 	if len(pos) == 1 {
 		thread = pos[0]
-		st, err := s.State(ctx)
+		st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
 		if err != nil {
 			return err
 		}
@@ -232,7 +233,7 @@ func (a *app) cmdLog(ctx context.Context, args []string) error {
 			return failErr("unknown thread %q: list threads with `nexus thread list`", thread)
 		}
 	}
-	st, err := s.State(ctx)
+	st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
 	if err != nil {
 		return err
 	}

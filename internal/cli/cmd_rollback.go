@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/core/api"
 )
 
 func (a *app) cmdRollback(ctx context.Context, args []string) error {
@@ -54,7 +55,7 @@ func (a *app) submitFollow(ctx context.Context, cmd core.Command, wait func(*cor
 		return err
 	}
 	defer s.stop()
-	sub, err := s.Subscribe(ctx, 0)
+	sub, err := s.subscribeOf(ctx, 0, api.StateQuery{Threads: []string{cmd.Thread}})
 	if err != nil {
 		return err
 	}
@@ -142,7 +143,7 @@ func (a *app) cmdDiff(ctx context.Context, args []string) error {
 	if (*from == "") != (*to == "") || *from != "" && *run != 0 {
 		return usageErr("give --from and --to together, or --run N")
 	}
-	st, err := a.state(ctx)
+	st, err := a.state(ctx, api.StateQuery{Threads: []string{pos[0]}})
 	if err != nil {
 		return err
 	}

@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/core/api"
 )
 
 var sendModes = map[string]core.SendMode{
@@ -128,7 +130,7 @@ func (a *app) cmdResume(ctx context.Context, args []string) error {
 	if len(pos) == 1 {
 		cmd.Thread = pos[0]
 	}
-	sub, err := s.Subscribe(ctx, 0)
+	sub, err := s.subscribeOf(ctx, 0, api.StateQuery{Brief: true})
 	if err != nil {
 		return err
 	}
@@ -141,7 +143,7 @@ func (a *app) cmdResume(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	st, err := s.State(ctx)
+	st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
 	if err != nil {
 		return err
 	}
@@ -172,7 +174,13 @@ func (a *app) cmdResume(ctx context.Context, args []string) error {
 // one failed) or waiting on a request (exit 3, the request ids printed).
 // A queued run that becomes active is followed the same way.
 func (a *app) waitRuns(ctx context.Context, s *session, runs []string, asJSON bool, pr *progress) error {
-	sub, err := s.Subscribe(ctx, 0)
+	var threads []string
+	for _, id := range runs {
+		if th, _, ok := strings.Cut(id, "/"); ok && !slices.Contains(threads, th) {
+			threads = append(threads, th)
+		}
+	}
+	sub, err := s.subscribeOf(ctx, 0, api.StateQuery{Threads: threads, Brief: len(threads) == 0})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/core/api"
 )
 
 func (a *app) cmdThread(ctx context.Context, args []string) error {
@@ -144,7 +145,7 @@ func (a *app) threadList(ctx context.Context, args []string) error {
 	if _, err := parseArgs(fs, args, 0, 0, "nexus thread list [--json] [--all]"); err != nil {
 		return err
 	}
-	st, err := a.state(ctx)
+	st, err := a.state(ctx, api.StateQuery{Brief: true})
 	if err != nil {
 		return err
 	}
@@ -192,7 +193,7 @@ func (a *app) threadShow(ctx context.Context, args []string) error {
 	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
 		return err
 	}
-	st, err := a.state(ctx)
+	st, err := a.state(ctx, api.StateQuery{Threads: []string{pos[0]}})
 	if err != nil {
 		return err
 	}
@@ -281,7 +282,7 @@ func (a *app) threadFork(ctx context.Context, args []string) error {
 	defer s.stop()
 	cmd := core.Command{Kind: core.CmdThreadFork, Thread: pos[0], Run: *run, Title: *title, Source: "run", NewThread: core.NewID("t")}
 	if *worktree {
-		st, err := s.State(ctx)
+		st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
 		if err != nil {
 			return err
 		}
@@ -344,13 +345,13 @@ func (a *app) submit(ctx context.Context, s *session, cmd core.Command) (*core.R
 // invocation started stays open until the command returns: the state
 // reads finished runs' sealed histories from its journal on demand. Such
 // a host serves no other invocation (dialOrHost readOnly).
-func (a *app) state(ctx context.Context) (*core.State, error) {
+func (a *app) state(ctx context.Context, q api.StateQuery) (*core.State, error) {
 	s, err := a.dialOrHost(ctx, true)
 	if err != nil {
 		return nil, err
 	}
 	a.atExit = append(a.atExit, s.stop)
-	return s.State(ctx)
+	return s.stateOf(ctx, q)
 }
 
 // threadArchive archives a thread and removes its worktree, refusing when
@@ -370,7 +371,7 @@ func (a *app) threadArchive(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.stop()
-	st, err := s.State(ctx)
+	st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
 	if err != nil {
 		return err
 	}

@@ -144,7 +144,7 @@ func (s *session) linger(ctx context.Context) {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		st, err := s.State(ctx)
+		st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
 		if err != nil {
 			return
 		}
@@ -181,4 +181,24 @@ func (s *session) drain() {
 	for !s.host.Server().CloseIfIdle() {
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// stateOf is the host's state narrowed to what a command shows: brief
+// (no transcripts) or the transcripts of some threads only, so one
+// thread's long outputs never make another command's state too large to
+// read. An in-process host's state is whole.
+func (s *session) stateOf(ctx context.Context, q api.StateQuery) (*core.State, error) {
+	if c, ok := s.Backend.(*api.Client); ok {
+		return c.StateOf(ctx, q)
+	}
+	return s.State(ctx)
+}
+
+// subscribeOf is Subscribe with its starting state narrowed by q (see
+// stateOf).
+func (s *session) subscribeOf(ctx context.Context, from uint64, q api.StateQuery) (*core.Subscription, error) {
+	if c, ok := s.Backend.(*api.Client); ok {
+		return c.SubscribeOf(ctx, from, q)
+	}
+	return s.Subscribe(ctx, from)
 }

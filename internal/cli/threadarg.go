@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/nexus-tui/nexus/core/api"
 )
 
 // fullThreadID is the shape of the ids nexus makes (core.NewID("t")).
@@ -25,7 +27,7 @@ func (a *app) threadArg(ctx context.Context, arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, err := s.State(ctx)
+	st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
 	s.stop()
 	if err != nil {
 		return "", err
