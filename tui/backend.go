@@ -76,6 +76,9 @@ type Options struct {
 	// screen, to scroll back to: 0 is DefaultScrollback, less than 0
 	// none. Each attached pane holds them in memory, as text.
 	Scrollback int
+	// Notify says how the UI notifies (notify.go); the zero value: not
+	// at all.
+	Notify NotifyOptions
 	// IO replaces the terminal, for tests.
 	IO IO
 }

@@ -216,6 +216,7 @@ func (m *Model) window(th *core.Thread, w, h int) (lines []string, below int) {
 			if pos+i == cursor {
 				l = m.st.Selected.Render(fit(ansi.Strip(l), w))
 			}
+			l = m.searchHighlight(th, pos+i, l)
 			lines = append(lines, l)
 		}
 		pos += len(b.lines)

@@ -226,7 +226,7 @@ func helpLines(st *themes.Styles, keys KeyMap) []string {
 			out = append(out, "  "+st.Key.Render(h.Key)+pad+"  "+st.KeyDesc.Render(h.Desc))
 		}
 	}
-	return out
+	return append(out, waitMarkLines(st)...)
 }
 
 func (d *helpDialog) view(st *themes.Styles, maxW, maxH int) []string {

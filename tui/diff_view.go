@@ -54,6 +54,7 @@ type diffView struct {
 	loading bool
 	err     string
 	raw     []diffLine // the diff's lines, classified
+	text    string     // the diff as fetched, byte for byte (copy, $EDITOR)
 	// lines are raw wrapped to width w (relayout keeps them so).
 	w     int
 	lines []diffLine
@@ -167,7 +168,7 @@ func (m *Model) diffLoaded(msg diffMsg) tea.Cmd {
 		d.err = oneLine(msg.err.Error())
 		return nil
 	}
-	d.raw = classifyDiff(msg.text)
+	d.raw, d.text = classifyDiff(msg.text), msg.text
 	d.w = 0
 	m.relayout()
 	return nil
@@ -209,6 +210,10 @@ func (m *Model) diffKey(k tea.KeyPressMsg) tea.Cmd {
 		m.diff.top = 0
 	case key.Matches(k, m.keys.ViewBottom):
 		m.scrollDiff(len(m.diff.lines))
+	case key.Matches(k, m.keys.Copy):
+		return m.copyKey()
+	case key.Matches(k, m.keys.OpenEditor):
+		return m.openInEditor()
 	}
 	return nil
 }

@@ -69,6 +69,23 @@
 //     composer area (see "A waiting request" below); request_box_view.go
 //     draws it. palette.go is the command palette (ctrl+k), a dialog;
 //     palette_keys.go turns a KeyMap key name back into the key press.
+//   - Reading and finding. copy.go puts text on the clipboard with
+//     OSC 52 through tea.Raw (alt+y): the diff in the diff view; in the
+//     transcript the item at the cursor (a run: its reply, as the agent
+//     wrote it; a step: its output; a long message: the message); else
+//     the selected thread's latest reply. The exact text goes out
+//     base64-encoded, so nothing in it acts on the terminal, at most 1
+//     MiB (the status line says when it was cut); inside tmux both as is
+//     (set-clipboard on) and wrapped for passthrough (allow-passthrough
+//     on). search.go is the transcript's search box (alt+/ or ctrl+/),
+//     over the status line: it unfolds what hides the query, highlights
+//     the current match, scrolls to it and puts the transcript cursor on
+//     it (search_match.go finds and marks the matches). editor.go runs
+//     $VISUAL, else $EDITOR, else vi, with the terminal handed over
+//     (tea.ExecProcess): alt+e on the draft (through a temporary file;
+//     the file's text comes back as the draft), alt+o on the diff of the
+//     diff view or on the file a step at the cursor
+//     wrote or read (only inside the thread's workspace).
 //   - dialog_newthread.go (new
 //     thread), dialog_fork.go (fork), dialog_pick.go (switch provider),
 //     dialog_worktree.go (a worktree thread's diff, commit, merge and
@@ -152,6 +169,34 @@
 // another pane. Run cancels and waits for the bridge and the panes
 // before it returns.
 //
+// # Notifications
+//
+// notify.go tells the person when a thread starts waiting on a request,
+// fails or finishes a run (core.NoticeOf, the kinds in
+// Options.Notify.Events) while they are not looking at it: another
+// thread is selected, or the terminal reported it lost focus (the view
+// asks for focus reports, tea.FocusMsg/tea.BlurMsg, while the bell or
+// desktop notifications are on; a terminal that never reports counts as
+// focused; tmux reports only with `set -g focus-events on`). Before a
+// frame of journaled events is applied, notifyFrame picks out its
+// notices and returns one tea.Raw with the bell (once a frame) and up to
+// three desktop notifications (notify_seq.go: OSC 9 and OSC 777, OSC 99
+// when kitty's variables are set; inside tmux each is wrapped for
+// passthrough, which tmux forwards with `set -g allow-passthrough on`;
+// the bell is not wrapped: tmux flags the window and passes it on).
+// Title and body are the thread's title and the notice's text, one line
+// of sanitised text of at most 200 bytes each. The terminal title is
+// "nexus · 2 waiting" while requests wait and "nexus" otherwise
+// (Options.Notify.Title; off: always "nexus"). A client UI of a remote
+// host notifies the same way: it sees the same journal. Notices are not
+// replayed: what happened before the UI opened does not ring.
+//
+// The thread list marks a shell thread whose provider guessed from its
+// program's last line that it waits for input (a runtime warning with
+// core.GuessedInputNote) "◇ needs input?", apart from the waits a
+// protocol reports (◆, ✎), until its next run (notify_guess.go); the
+// help dialog lists the marks.
+//
 // # Invariants
 //
 //   - Update and View never block and never do I/O: no channel receive,
@@ -181,7 +226,7 @@
 //	              threads: selects its thread; the request shows in the
 //	              composer area, ready for a digit
 //	1-9           answer the request in the composer area by its number
-//	alt+o         the composer area: the waiting request or your draft
+//	alt+m         the composer area: the waiting request or your draft
 //	shift+up/down scroll a long command or diff in the request
 //	ctrl+y        resume the selected thread's run a host restart interrupted
 //	ctrl+t        fork the selected thread at a completed run (dialog;
@@ -237,6 +282,15 @@
 //	              it (a click opens or folds a long message); i writes
 //	arrows, enter, esc     grid: move, zoom into the thread, leave
 //	y / n         yes / no in the quit, merge and archive confirmations
+//	alt+y         copy to the clipboard (OSC 52): the diff in the diff
+//	              view; the reply, output or message at the transcript
+//	              cursor; else the latest reply
+//	alt+/, ctrl+/ search the transcript: the box takes the status line and
+//	              every key; enter, down or ctrl+n the next match, up or
+//	              ctrl+p the previous (both wrap), esc closes it
+//	alt+e         write the draft in $VISUAL/$EDITOR (vi)
+//	alt+o         open the diff (diff view), or the file of the step at
+//	              the transcript cursor, in $VISUAL/$EDITOR
 //	ctrl+f        zoom the selected thread's terminal to the whole screen
 //	ctrl+s        show the thread's terminal or its transcript (a PTY
 //	              thread: its program; another, such as ACP: the terminal
@@ -248,6 +302,13 @@
 //	              over it: 3 lines a notch); never sent to the program
 //	shift+home/shift+end   scrolled back: the oldest line kept, the
 //	              bottom; at the bottom they go to the program
+//
+// The issue asked for / and n/N in the transcript; here printable keys
+// always type into the composer, so search opens with alt+/ (ctrl+/,
+// which most terminals send as ctrl+_, too), and n/N live inside the
+// search box as enter/down and up, where typing goes to the query. The
+// box is modal like the thread filter: printable keys type the query
+// until esc, and then go to the composer again.
 //
 // A focused terminal pane (tab or a click into it) and the zoom send
 // every key to the child, tab, ctrl+c, f1 and esc included, except
@@ -286,12 +347,12 @@
 // appears by itself (it arrived, or the person moved to its thread) is
 // armed after requestGuard (0.7 s, a Model.after timer): until then a
 // digit is taken for what it was, a key of the draft, and types into it.
-// One the person asked for (ctrl+o, alt+o) is armed at once. Letters,
+// One the person asked for (ctrl+o, alt+m) is armed at once. Letters,
 // and the digits of the guard, type into the draft, which stays visible
 // under the box and is never changed by an answer: it is the same text
 // when the request is gone. Enter does not send the draft while a box
 // shows (the accident this guards against: "yes" and enter steering the
-// run); alt+o sets the request aside and shows the draft alone,
+// run); alt+m sets the request aside and shows the draft alone,
 // where enter sends as usual, and brings it back, armed. Pressing the
 // number of "type an answer…" opens an input in the box: every key but
 // the ones that work everywhere types into it, enter sends, esc goes

@@ -105,6 +105,14 @@ type KeyMap struct {
 	StopHost key.Binding
 	// The diff view owns its keys: it has no composer to type into.
 	ViewUp, ViewDown, ViewTop, ViewBottom key.Binding
+
+	// Reading and finding (copy.go, search.go, editor.go): Copy puts
+	// what is at the transcript cursor (or the diff) on the clipboard;
+	// Search opens the transcript's search box, where SearchNext and
+	// SearchPrev move between matches; EditDraft composes the draft in
+	// $EDITOR; OpenEditor opens the diff, or the file of the step at the
+	// cursor, in $EDITOR.
+	Copy, Search, SearchNext, SearchPrev, EditDraft, OpenEditor key.Binding
 }
 
 func bind(help string, desc string, keys ...string) key.Binding {
@@ -175,7 +183,7 @@ func DefaultKeyMap() KeyMap {
 		TermScrollBottom: bind("shift+end", "scrolled back: the bottom (so does typing into it)", "shift+end"),
 
 		AnswerDigit:       bind("1-9", "answer with the numbered choice", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
-		RequestDraft:      bind("alt+o", "the composer area: the request or your draft", "alt+o"),
+		RequestDraft:      bind("alt+m", "the composer area: the request or your draft", "alt+m"),
 		RequestScrollUp:   bind("shift+up", "scroll a long command or diff up", "shift+up"),
 		RequestScrollDown: bind("shift+down", "scroll a long command or diff down", "shift+down"),
 
@@ -196,6 +204,13 @@ func DefaultKeyMap() KeyMap {
 		ViewDown:   bind("down/j", "scroll down a line", "down", "j"),
 		ViewTop:    bind("home/g", "top", "home", "g"),
 		ViewBottom: bind("end/G", "bottom", "end", "G"),
+
+		Copy:       bind("alt+y", "copy what is at the cursor, or the diff", "alt+y"),
+		Search:     bind("alt+/ or ctrl+/", "search the transcript", "alt+/", "ctrl+/", "ctrl+_"),
+		SearchNext: bind("enter/down", "next match (wraps)", "enter", "down", "ctrl+n"),
+		SearchPrev: bind("up", "previous match (wraps)", "up", "ctrl+p"),
+		EditDraft:  bind("alt+e", "write the draft in $EDITOR", "alt+e"),
+		OpenEditor: bind("alt+o", "open the diff or a step's file in $EDITOR", "alt+o"),
 	}
 }
 
@@ -237,5 +252,7 @@ func (k KeyMap) groups() []keyGroup {
 		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.ViewUp, k.ViewDown,
 			helpAs(k.PageUp, "scroll the diff up a page"), helpAs(k.PageDown, "scroll the diff down a page"),
 			k.ViewTop, k.ViewBottom, helpAs(k.CancelDialog, "close the diff")}},
+		{"Reading and finding", []key.Binding{k.Copy, k.Search, k.SearchNext, k.SearchPrev,
+			helpAs(k.CancelDialog, "close the search box"), k.EditDraft, k.OpenEditor}},
 	}
 }

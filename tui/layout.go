@@ -117,7 +117,8 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "nexus"
+	v.WindowTitle = m.windowTitleNow()
+	v.ReportFocus = m.focusReporting()
 	v.Cursor = m.termCursor()
 	return v
 }

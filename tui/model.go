@@ -90,6 +90,12 @@ type Model struct {
 	// reqBox is the selected thread's waiting request, shown in the
 	// composer area (request_box.go).
 	reqBox requestBox
+
+	// notify is what notifications need (notify.go).
+	notify notifyState
+	// search is the transcript's search box and its current match
+	// (search.go).
+	search searchBox
 }
 
 // threadRow is the derived view of one thread for the list.
@@ -187,7 +193,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case spinMsg:
 		return m.spin()
 	case frameMsg:
-		return m.applyFrame(msg)
+		notify := m.notifyFrame(msg) // before the frame moves the seq
+		return tea.Batch(m.applyFrame(msg), notify)
+	case tea.FocusMsg, tea.BlurMsg:
+		m.focusChanged(msg)
 	case connMsg:
 		m.conn = msg.err
 		m.relayout()
@@ -225,6 +234,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.repoChecked(msg)
 	case worktreeDoneMsg:
 		return m.worktreeDone(msg)
+	case editorMsg:
+		return m.editorDone(msg)
 	}
 	return nil
 }

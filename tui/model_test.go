@@ -55,8 +55,8 @@ func TestNewThreadDialogRejectsMissingWorkspace(t *testing.T) {
 
 func TestEnterSendsMessageModeAuto(t *testing.T) {
 	hs := newHarness(t, demoState(t), 120, 40)
-	// t1 waits on an approval: alt+o sets it aside to write to the run.
-	hs.press("alt+o")
+	// t1 waits on an approval: alt+m sets it aside to write to the run.
+	hs.press("alt+m")
 	hs.typeText("hello")
 	if !strings.Contains(hs.screen(), "hello") {
 		t.Fatalf("typed text not in the composer:\n%s", hs.screen())
@@ -100,8 +100,8 @@ func TestQueueRestartAndNewlineKeys(t *testing.T) {
 
 func TestComposerHistory(t *testing.T) {
 	hs := newHarness(t, demoState(t), 120, 40)
-	// t1 waits on an approval: alt+o sets it aside to write to the run.
-	hs.press("alt+o")
+	// t1 waits on an approval: alt+m sets it aside to write to the run.
+	hs.press("alt+m")
 	hs.typeText("first")
 	hs.press("enter")
 	hs.typeText("second")
@@ -264,7 +264,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 	hs.press("f1")
 	// The help scrolls: collect every page.
 	scr := hs.screen()
-	for range 60 {
+	for range 120 {
 		hs.press("down")
 		scr += hs.screen()
 	}
@@ -356,8 +356,8 @@ func TestScrollShowsOnlyTheVisibleWindow(t *testing.T) {
 
 func TestPasteLargeTextIntoComposer(t *testing.T) {
 	hs := newHarness(t, demoState(t), 120, 40)
-	// t1 waits on an approval: alt+o sets it aside to write to the run.
-	hs.press("alt+o")
+	// t1 waits on an approval: alt+m sets it aside to write to the run.
+	hs.press("alt+m")
 	var b strings.Builder
 	for i := range 2000 {
 		b.WriteString("pasted line " + itoa(i) + "\n")

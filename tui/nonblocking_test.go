@@ -41,7 +41,7 @@ func TestUpdateNeverBlocks(t *testing.T) {
 	}
 	update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	update(snapshotMsg{state: demoState(t)})
-	update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModAlt}) // t1's approval aside: the draft sends
+	update(tea.KeyPressMsg{Code: 'm', Mod: tea.ModAlt}) // t1's approval aside: the draft sends
 	for _, r := range "hello" {
 		update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}

@@ -27,8 +27,8 @@ func manyLines(n int) string {
 // enter sends exactly what was pasted.
 func TestLargePasteFoldsIntoAToken(t *testing.T) {
 	hs := newHarness(t, demoState(t), 120, 40)
-	// t1 waits on an approval: alt+o sets it aside to write to the run.
-	hs.press("alt+o")
+	// t1 waits on an approval: alt+m sets it aside to write to the run.
+	hs.press("alt+m")
 	text := manyLines(400)
 	hs.send(tea.PasteMsg{Content: text})
 	tok := "[pasted 400 lines · " + sizeLabel(len(text)) + "]"
@@ -172,8 +172,8 @@ func (v validatingBackend) Submit(ctx context.Context, cmd core.Command) (*core.
 func TestTooLargeDraftStaysInTheComposer(t *testing.T) {
 	b := newStub()
 	hs := newHarnessOn(t, b, validatingBackend{b}, demoState(t), 120, 40)
-	// t1 waits on an approval: alt+o sets it aside to write to the run.
-	hs.press("alt+o")
+	// t1 waits on an approval: alt+m sets it aside to write to the run.
+	hs.press("alt+m")
 	text := bigPaste(core.MaxTextBytes + 1000)
 	hs.typeText("please read ")
 	hs.send(tea.PasteMsg{Content: text})

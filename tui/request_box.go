@@ -24,7 +24,7 @@ type requestBox struct {
 	// draft.
 	id string
 	// armed: digits answer. A request that appears by itself is armed
-	// after requestGuard; one the person asked for (ctrl+o, alt+o) at
+	// after requestGuard; one the person asked for (ctrl+o, alt+m) at
 	// once.
 	armed bool
 	// typing: the person chose "type an answer"; keys go to input.
@@ -46,7 +46,7 @@ type requestBox struct {
 	// answered is the request an answer was sent for; the box says so
 	// and takes no digit until the journal resolves it.
 	answered string
-	// aside are requests the person set aside to see the draft (alt+o).
+	// aside are requests the person set aside to see the draft (alt+m).
 	aside map[string]bool
 	// explicit is a request the person asked to see: armed on sight.
 	explicit string
@@ -210,7 +210,7 @@ func (m *Model) requestBoxKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		cs := m.boxChoices(q)
 		n := int(k.Code - '0')
 		if n < 1 || n > len(cs) {
-			return m.setFlash("choose 1-"+itoa(len(cs))+" (alt+o: back to your draft)", false), true
+			return m.setFlash("choose 1-"+itoa(len(cs))+" (alt+m: back to your draft)", false), true
 		}
 		if cs[n-1].typing {
 			b.typing = true

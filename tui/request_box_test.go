@@ -52,7 +52,7 @@ func TestRequestBoxShowsTheSelectedThreadsRequest(t *testing.T) {
 		"Allow the built-in agent to write notes.txt?", "1 allow once · 2 allow always · 3 deny",
 		"just arrived", "╭─ Message → fix the parser")
 	fire[requestArmMsg](hs)
-	hs.expectScreen("the armed box", "press 1-3 · alt+o your draft")
+	hs.expectScreen("the armed box", "press 1-3 · alt+m your draft")
 	// Another thread has no request: the composer area is the draft only.
 	hs.press("alt+down")
 	if scr := hs.screen(); strings.Contains(scr, "╭─ Approval") || strings.Contains(scr, "1 allow once") {
@@ -190,20 +190,20 @@ func TestQuestionTakesATypedAnswer(t *testing.T) {
 
 func TestDraftKeySwitchesBetweenRequestAndDraft(t *testing.T) {
 	hs := newHarness(t, demoState(t), 120, 40)
-	hs.press("alt+o")
+	hs.press("alt+m")
 	if strings.Contains(hs.screen(), "╭─ Approval") {
-		t.Fatalf("alt+o left the request in the composer area")
+		t.Fatalf("alt+m left the request in the composer area")
 	}
 	hs.typeText("stop, use the other file")
 	hs.press("enter")
 	if c := hs.lastCmd(); c.Kind != core.CmdMessageSend || c.Thread != "t1" {
 		t.Fatalf("enter on the draft sent %+v, want message.send to t1", c)
 	}
-	hs.press("alt+o")
+	hs.press("alt+m")
 	hs.expectScreen("the request back, armed", "╭─ Approval R1", "press 1-3")
 	hs.press("3")
 	if c := hs.lastCmd(); c.Response != core.RespDeny {
-		t.Errorf("3 after alt+o submitted %+v, want deny", c)
+		t.Errorf("3 after alt+m submitted %+v, want deny", c)
 	}
 }
 

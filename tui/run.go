@@ -28,6 +28,7 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 	defer cancel()
 
 	m := newModel(ctx, backend, opts, themes.NewStyles(theme))
+	m.notify.term = detectNotifyTerm(getenv)
 	if opts.StateDir != "" {
 		path := filepath.Join(opts.StateDir, prefsFile)
 		m.prefs, err = loadPrefs(path)

@@ -91,6 +91,9 @@ func (m *Model) renderBanner(w int) string {
 // renderStatus is the bottom line: where the kernel runs, the state dir,
 // how many requests wait, then a flash message or key hints.
 func (m *Model) renderStatus(w int) string {
+	if m.search.open {
+		return m.renderSearchBar(w)
+	}
 	label := m.opts.HostLabel
 	if m.opts.HostLabelNow != nil {
 		label = m.opts.HostLabelNow()

@@ -82,6 +82,8 @@ func (m *Model) badge(r threadRow) (string, lipgloss.Style) {
 		return "◆ waiting for you", m.st.BadgeWaiting
 	case r.questions > 0:
 		return "✎ needs input", m.st.BadgeWaiting
+	case m.inputGuessed(th):
+		return "◇ needs input?", m.st.BadgeWaiting
 	case th.Status == core.ThreadWaiting:
 		return "◆ waiting for you", m.st.BadgeWaiting
 	case th.Status == core.ThreadRunning:

@@ -29,6 +29,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.threads.filtering {
 		return m.filterKey(k)
 	}
+	if m.search.open {
+		return m.searchKey(k)
+	}
 	if m.gridShown() {
 		if cmd, ok := m.gridKey(k); ok {
 			return cmd
@@ -128,6 +131,14 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.zoomTerm(), true
 	case key.Matches(k, m.keys.TermToggle):
 		return m.toggleTranscript(), true
+	case key.Matches(k, m.keys.Copy):
+		return m.copyKey(), true
+	case key.Matches(k, m.keys.Search):
+		return m.openSearch(), true
+	case key.Matches(k, m.keys.EditDraft):
+		return m.editDraft(), true
+	case key.Matches(k, m.keys.OpenEditor):
+		return m.openInEditor(), true
 	default:
 		return m.threadKey(k)
 	}
@@ -252,6 +263,8 @@ func (m *Model) handlePaste(p tea.PasteMsg) tea.Cmd {
 		var cmd tea.Cmd
 		m.threads.filter, cmd = m.threads.filter.Update(p)
 		return cmd
+	case m.search.open:
+		return m.searchPaste(p)
 	case m.termFocused():
 		m.termPaste(p.Content)
 		return nil

@@ -79,6 +79,7 @@ commands:
   verify [--repair]
   export FILE | import FILE
   providers
+  notify test           a notification of each configured kind (bell, desktop, title, command)
   version`
 
 func (a *app) main(ctx context.Context, args []string) int {
@@ -187,6 +188,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdImport(ctx, args)
 	case "providers":
 		return a.cmdProviders(ctx, args)
+	case "notify":
+		return a.cmdNotify(ctx, args)
 	case "worker":
 		return a.cmdWorker(ctx, args)
 	case "version":

@@ -53,9 +53,11 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	}
 	// The connections the socket refuses (another user's; over its
 	// limits) are told on stderr: host.log for a background host.
-	h.Server().SetLog(func(line string) {
+	logLine := func(line string) {
 		fmt.Fprintf(a.stderr, "%s nexus: %s\n", time.Now().Format(time.RFC3339), line)
-	})
+	}
+	h.Server().SetLog(logLine)
+	h.SetNotifyLog(logLine)
 	if *background {
 		h.SetBackground(linger)
 		fmt.Fprintf(a.stdout, "%s nexus: background host serving %s (pid %d, linger %s)\n",

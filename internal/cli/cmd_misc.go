@@ -256,7 +256,7 @@ func (a *app) cmdLog(ctx context.Context, args []string) error {
 		}
 		if (thread == "" || ev.Thread == thread) && ev.At >= since {
 			if *asJSON {
-				if err := enc.Encode(ev); err != nil {
+				if err := enc.Encode(logRecord(ev)); err != nil {
 					return err
 				}
 			} else {

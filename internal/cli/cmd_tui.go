@@ -89,7 +89,7 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 	// host's hostBackend or an api.Client), which the UI type-asserts.
 	err = tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label, HostLabelNow: labelNow,
 		Host: s.host != nil, LiveTerminals: liveTerms, StopHost: stopHost, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
-		Diff: tuiDiff(s.Backend, s.dir), Worktrees: tuiWorktrees(s.Backend, wts), Scrollback: tuiScrollback(cfg), IO: tui.IO{Input: in, Output: out}})
+		Diff: tuiDiff(s.Backend, s.dir), Worktrees: tuiWorktrees(s.Backend, wts), Scrollback: tuiScrollback(cfg), Notify: tuiNotify(cfg), IO: tui.IO{Input: in, Output: out}})
 	if client != nil && err == nil {
 		// Back on the plain terminal: say what keeps running.
 		sctx, cancel := context.WithTimeout(context.Background(), time.Second)

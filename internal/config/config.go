@@ -57,6 +57,9 @@ type Config struct {
 	// starting with ~/ (the user's home); "" when the file says nothing
 	// (worktrees go in STATE_DIR/worktrees). WorktreeRoot expands it.
 	WorktreeDir string
+	// Notify is the [notify] table over its defaults; nil when the file
+	// has none (NotifySettings gives the defaults then).
+	Notify *Notify
 }
 
 // WorktreeRoot is the directory the threads' worktrees go in, each in

@@ -1,5 +1,5 @@
 // Package config reads nexus's config file: the theme, the host, the UI,
-// where worktrees go and the provider profiles (docs/ARCHITECTURE.md, "Providers and
+// where worktrees go, notifications and the provider profiles (docs/ARCHITECTURE.md, "Providers and
 // sessions").
 //
 // # Location
@@ -24,6 +24,13 @@
 //
 //	[worktree]
 //	dir = "~/worktrees"        # threads' own git worktrees: DIR/<thread id>
+//
+//	[notify]
+//	bell = true                # the UI rings the terminal bell
+//	desktop = true             # the UI writes desktop notifications (OSC 9, 777, 99)
+//	title = true               # the UI keeps the title at "nexus · 2 waiting"
+//	events = ["waiting", "failed", "finished"]   # which events notify
+//	command = ["ntfy", "publish", "mytopic"]     # the host runs it per event
 //
 //	[profiles.codex]           # a ready-made name: overrides its settings
 //	model = "gpt-5-codex"
@@ -74,6 +81,16 @@
 // command or UI that makes a worktree reads it; a thread records its
 // worktree's path, so a changed dir moves no existing worktree.
 //
+// [notify] says how a person is told that a run started waiting on an
+// approval or a question (waiting), failed (failed) or completed
+// (finished): the kinds in events, every kind without it, none with [].
+// bell, desktop and title (each true when not set) are what the UI does
+// for a thread the person is not looking at (tui/doc.go,
+// "Notifications"). command is argv, run by the host (so with no UI
+// attached too) once per event of those kinds, with the event as one
+// JSON object on its stdin (internal/host/doc.go, "Notify command"); it
+// is not run through a shell. `nexus notify test` tries each.
+//
 // approval is a new thread's policy: allow-writes lets it write files,
 // allow-commands run commands, allow-all both, without asking; ask (the
 // default) asks for each. It becomes the thread's allow list
@@ -123,7 +140,7 @@
 //
 // # Imports
 //
-// The standard library and BurntSushi/toml (MIT, no dependencies, the
-// reference Go TOML decoder) only: internal/host turns profiles into
+// The standard library, core (the notice kinds) and BurntSushi/toml (MIT,
+// no dependencies, the reference Go TOML decoder) only: internal/host turns profiles into
 // provider registry entries, so the providers never import this package.
 package config

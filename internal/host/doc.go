@@ -19,6 +19,24 @@
 // own (the journal failed beyond recovery), with Err saying why: its
 // owner closes the host and exits non-zero.
 //
+// # Notify command
+//
+// With [notify] command set, the host follows its own journal
+// (notify.go) and runs the command once per notice (core.NoticeOf: a
+// request opened, a run failed, a run finished) of the kinds [notify]
+// events names, whether or not a UI is attached. The command reads one
+// JSON object and a newline on stdin (NotifyEvent: kind, thread, title,
+// run, request, requestKind, prompt, text, at); it is argv, not a shell
+// line, and inherits the host's environment. It must never stop or slow
+// the host: the journal reader only queues (256 notices; beyond, one is
+// dropped with a log line), four workers run commands, each in its own
+// process group, killed with its children after NotifyTimeout (30 s) or
+// when the host stops. A command that fails or times out, and whatever
+// one writes on stderr (its first 2 KiB), is one line in the log
+// SetNotifyLog sets (`nexus serve`: its stderr, host.log for a
+// background host); stdout is dropped. Notices from before the host
+// started are not sent again.
+//
 // Profiles (profiles.go) are the ready-made agents plus the config
 // file's, resolved against the environment: NEXUS_<PROFILE>_COMMAND and
 // the model variables win over the file.

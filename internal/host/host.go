@@ -44,6 +44,10 @@ type Host struct {
 	runErr error
 
 	adm admin
+
+	// notify runs [notify] command for the journal's notices (notify.go);
+	// nil without one.
+	notify *notifier
 }
 
 // Start opens the journal, recovers, and serves the socket, with the
@@ -101,6 +105,7 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 		h.runErr = runner.Run(hctx)
 		close(h.dead)
 	}()
+	h.notify = startNotifier(hctx, runner, cfg.NotifySettings())
 	h.srv = api.NewServer(h.backend, api.HostInfo{PID: os.Getpid(), Version: Version, StateDir: dir})
 	h.srv.SetAdmin(h)
 	if private {
@@ -128,6 +133,7 @@ func poolConfig(dir string, cfg *config.Config) workers.PoolConfig {
 func (h *Host) Close() {
 	h.cancel()
 	<-h.dead
+	h.notify.wait()
 	h.reg.Close()
 	h.cps.wait()
 	h.pool.Close()

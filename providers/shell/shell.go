@@ -303,7 +303,7 @@ func (s *session) idleCheck() {
 	s.flush(t)
 	if !interrupted && !looksLikeShellPrompt(last) {
 		t.Obs(core.Observation{Kind: core.ObsWarning, Text: fmt.Sprintf(
-			"%s waits for input: %q; send the answer as the next message", s.cfg.Name, strings.TrimSpace(last))})
+			"%s"+core.GuessedInputNote+"%q; send the answer as the next message", s.cfg.Name, strings.TrimSpace(last))})
 	}
 	if interrupted {
 		t.End(core.AttemptInterrupted, "interrupted (Ctrl-C)")
