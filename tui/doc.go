@@ -66,8 +66,8 @@
 //     over the whole screen but the banner and the status line, fetched
 //     through Options.Diff by a tea.Cmd.
 //   - request_box.go shows the selected thread's waiting request in the
-//     composer area (see "A waiting request" below); request_box_view.go
-//     draws it. palette.go is the command palette (ctrl+k), a dialog;
+//     composer area (see "A waiting request" below); request_box_keys.go
+//     takes its keys and request_box_view.go draws it. palette.go is the command palette (ctrl+k), a dialog;
 //     palette_keys.go turns a KeyMap key name back into the key press.
 //   - Reading and finding. copy.go puts text on the clipboard with
 //     OSC 52 through tea.Raw (alt+y): the diff in the diff view; in the
