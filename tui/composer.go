@@ -75,6 +75,10 @@ func newInput(st themes.Styles, placeholder string) textinput.Model {
 	s.Cursor.Color = st.CursorColor
 	s.Cursor.Blink = false
 	in.SetStyles(s)
+	// bubbles v2.2.1 indexes past the value when alt+d (delete the word
+	// after the cursor) is pressed on the last character, and panics;
+	// without the binding the key does nothing.
+	in.KeyMap.DeleteWordForward = key.NewBinding(key.WithDisabled())
 	return in
 }
 

@@ -29,12 +29,6 @@ type (
 	actNone struct{}
 	// actClose: pop the dialog.
 	actClose struct{}
-	// actRespond: answer a request, then close.
-	actRespond struct {
-		request  string
-		response core.Response
-		answer   string
-	}
 	// actCreate: create a thread (in a worktree of its own when
 	// worktree is set), then close.
 	actCreate struct {
@@ -53,7 +47,6 @@ type (
 
 func (actNone) isAction()      {}
 func (actClose) isAction()     {}
-func (actRespond) isAction()   {}
 func (actCreate) isAction()    {}
 func (actCheckRepo) isAction() {}
 func (actQuit) isAction()      {}
@@ -76,10 +69,6 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 	switch a := act.(type) {
 	case actClose:
 		m.popDialog()
-	case actRespond:
-		m.popDialog()
-		return tea.Batch(cmd, m.submit(core.Command{Kind: core.CmdRequestRespond, Request: a.request,
-			Response: a.response, Answer: a.answer}, ""))
 	case actCreate:
 		m.popDialog()
 		create := m.createThread(a.id, a.profile, a.title, a.workspace, a.worktree)
@@ -89,6 +78,9 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 		return tea.Batch(cmd, create)
 	case actCheckRepo:
 		return tea.Batch(cmd, m.checkRepo(d, a.dir))
+	case actPalette:
+		m.popDialog()
+		return tea.Batch(cmd, m.runPalette(a.entry))
 	case actFork:
 		m.popDialog()
 		return tea.Batch(cmd, m.fork(a))
@@ -124,17 +116,11 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// closeSettledDialogs closes request dialogs whose request was answered
-// elsewhere (another terminal, the CLI) while they were open, and brings
-// rollback dialogs up to date.
+// closeSettledDialogs brings rollback dialogs up to date after the
+// journal moved, and closes those with nothing left to do.
 func (m *Model) closeSettledDialogs() {
 	kept := m.dialogs[:0]
 	for _, d := range m.dialogs {
-		if rd, ok := d.(*requestDialog); ok {
-			if q := m.state.Requests[rd.req.ID]; q == nil || q.Status != core.RequestPending {
-				continue
-			}
-		}
 		if rd, ok := d.(*rollbackDialog); ok && !rd.refresh(m.state) {
 			continue
 		}

@@ -28,8 +28,8 @@
 //     restarted host. Nothing is sent while nothing happens: no polling.
 //   - Model (model.go) is the root: focus (a typed enum), the layout
 //     (rectangles computed on resize and when a pane's wanted height
-//     changes, in layout.go), the dialog stack (dialogs.go,
-//     dialog_forms.go; dialogs return typed actions the root carries out),
+//     changes, in layout.go), the dialog stack (dialogs.go and the
+//     dialog_*.go files; dialogs return typed actions the root carries out),
 //     and a private core.State to which it applies journaled events with
 //     State.Apply. A gap makes it ask the bridge for a fresh snapshot.
 //   - The thread list (threads.go) has three rows per thread: title and
@@ -65,6 +65,10 @@
 //   - diff_view.go is the diff view (ctrl+d): one run's unified diff
 //     over the whole screen but the banner and the status line, fetched
 //     through Options.Diff by a tea.Cmd.
+//   - request_box.go shows the selected thread's waiting request in the
+//     composer area (see "A waiting request" below); request_box_keys.go
+//     takes its keys and request_box_view.go draws it. palette.go is the command palette (ctrl+k), a dialog;
+//     palette_keys.go turns a KeyMap key name back into the key press.
 //   - Reading and finding. copy.go puts text on the clipboard with
 //     OSC 52 through tea.Raw (alt+y): the diff in the diff view; in the
 //     transcript the item at the cursor (a run: its reply, as the agent
@@ -87,9 +91,9 @@
 //     core.SumUsage from threads and runs only (no sealed history, so no
 //     I/O in View), again whenever the model's state has moved on; and
 //     the selected thread's spend and budget. "unknown" marks usage that
-//     came without a price. A budget request opens in the approval
-//     dialog as "Budget": y runs this turn, a lifts the budget, n stops.
-//   - dialog_forms.go (approval, question), dialog_newthread.go (new
+//     came without a price. A budget request shows in the composer area
+//     like an approval: 1 runs this turn, 2 lifts the budget, 3 stops.
+//   - dialog_newthread.go (new
 //     thread), dialog_fork.go (fork), dialog_pick.go (switch provider),
 //     dialog_worktree.go (a worktree thread's diff, commit, merge and
 //     archive) and dialog_rollback.go (roll back to a run,
@@ -225,7 +229,12 @@
 //	              runs are active)
 //	ctrl+n        new thread dialog (provider profile, title, workspace,
 //	              own worktree and its branch)
-//	ctrl+o        open the oldest approval or question waiting for you
+//	ctrl+o        jump to the oldest request waiting for you, across all
+//	              threads: selects its thread; the request shows in the
+//	              composer area, ready for a digit
+//	1-9           answer the request in the composer area by its number
+//	alt+m         the composer area: the waiting request or your draft
+//	shift+up/down scroll a long command or diff in the request
 //	ctrl+y        resume the selected thread's run a host restart interrupted
 //	ctrl+t        fork the selected thread at a completed run (dialog;
 //	              tab to the worktree option)
@@ -268,12 +277,21 @@
 //	up/down       composer history (when the input is empty)
 //	esc           leave the composer; close a dialog; from a thread zoomed
 //	              out of the grid, back to the grid
+//	ctrl+k        the command palette: every thread and every key of the
+//	              KeyMap (read from KeyMap.groups when it opens, so a key
+//	              added there appears by itself), filtered as you type
+//	              (every word must occur in the entry); enter selects the
+//	              thread or presses the action's key; a key that types
+//	              text or works only in a dialog is listed, and enter says
+//	              where it works
+//	alt+k         filter the thread list by name (threads or transcript
+//	              focused; enter keeps the filter, esc clears it)
 //	j/k, g/G, /, q, ?   lists and transcript when not typing
 //	up/down, enter/space   transcript: move the cursor between runs,
 //	              steps and long messages, open or close the one under
 //	              it (a click opens or folds a long message); i writes
 //	arrows, enter, esc     grid: move, zoom into the thread, leave
-//	y / a / n     allow once / allow always / deny in an approval dialog
+//	y / n         yes / no in the quit, merge and archive confirmations
 //	alt+y         copy to the clipboard (OSC 52): the diff in the diff
 //	              view; the reply, output or message at the transcript
 //	              cursor; else the latest reply
@@ -320,6 +338,39 @@
 // screen (vim, less) has no scrollback, and a grid cell always shows the
 // bottom. Rebuilding answers no terminal query: the replay goes through
 // the same emulator, whose replies the drain drops.
+//
+// # A waiting request
+//
+// When the selected thread waits on a request, the composer area turns
+// into it: a box above the draft with the request's id, run and thread
+// in its top edge, its whole prompt (the command, the question or the
+// diff, sanitised, at most 2,000 lines kept; the box takes at most half
+// the rows above the composer, and shift+up/down scroll what does not
+// fit, counted in its bottom edge), and its choices numbered as the
+// agent offers them: 1 allow once, 2 allow always, 3 deny for an
+// approval; for a question, its options (the adapters write one question
+// as "Which colour? [red / blue]", up to eight) and then "type an
+// answer…". A thread's oldest request shows first; the next shows when
+// it is answered.
+//
+// Only digits answer, and only once the box is armed. A request that
+// appears by itself (it arrived, or the person moved to its thread) is
+// armed after requestGuard (0.7 s, a Model.after timer): until then a
+// digit is taken for what it was, a key of the draft, and types into it.
+// One the person asked for (ctrl+o, alt+m) is armed at once. Letters,
+// and the digits of the guard, type into the draft, which stays visible
+// under the box and is never changed by an answer: it is the same text
+// when the request is gone. Enter does not send the draft while a box
+// shows (the accident this guards against: "yes" and enter steering the
+// run); alt+m sets the request aside and shows the draft alone,
+// where enter sends as usual, and brings it back, armed. Pressing the
+// number of "type an answer…" opens an input in the box: every key but
+// the ones that work everywhere types into it, enter sends, esc goes
+// back to the choices (the text stays), ctrl+c clears it and on an
+// empty one goes back too, never reaching the draft. Once an answer
+// is sent the box says so and takes no digit until the journal resolves
+// the request; a refused answer re-enables the digits. A request answered
+// elsewhere (the CLI, another UI) leaves the box with the next frame.
 //
 // # Decisions
 //

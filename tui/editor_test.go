@@ -53,6 +53,7 @@ func (hs *harness) pressEditor(name string) editorJob {
 func TestEditDraftRoundTrip(t *testing.T) {
 	t.Setenv("VISUAL", "true") // found on $PATH; the test plays the editor
 	hs := newHarness(t, demoState(t), 100, 30)
+	hs.press("alt+m") // t1's approval aside: enter sends the draft
 	hs.typeText("fix the parser")
 	job := hs.pressEditor("alt+e")
 	b, err := os.ReadFile(job.path)

@@ -16,6 +16,7 @@ type KeyMap struct {
 	Help       key.Binding
 	NewThread  key.Binding
 	Answer     key.Binding
+	Palette    key.Binding
 	FocusNext  key.Binding
 	FocusPrev  key.Binding
 	PageUp     key.Binding
@@ -75,13 +76,19 @@ type KeyMap struct {
 	// top and bottom are the scrollback's only while scrolled back.
 	TermScrollUp, TermScrollDown, TermScrollTop, TermScrollBottom key.Binding
 
-	// Approval and question dialogs.
-	Allow       key.Binding
-	AllowAlways key.Binding
-	Deny        key.Binding
-	Confirm     key.Binding
-	NextField   key.Binding
-	PrevField   key.Binding
+	// A waiting request in the composer area (request_box.go): a digit
+	// answers, RequestDraft switches to the draft and back, the scroll
+	// keys move through a long command or diff.
+	AnswerDigit                        key.Binding
+	RequestDraft                       key.Binding
+	RequestScrollUp, RequestScrollDown key.Binding
+
+	// Confirm dialogs (y/n) and forms.
+	Allow     key.Binding
+	Deny      key.Binding
+	Confirm   key.Binding
+	NextField key.Binding
+	PrevField key.Binding
 	// ToggleOption switches a dialog's option: the new thread and fork
 	// dialogs' own worktree.
 	ToggleOption key.Binding
@@ -119,7 +126,8 @@ func DefaultKeyMap() KeyMap {
 		Quit:          bind("ctrl+c", "clear the draft, else quit (asks if work is live)", "ctrl+c"),
 		Help:          bind("f1", "this help", "f1"),
 		NewThread:     bind("ctrl+n", "new thread", "ctrl+n"),
-		Answer:        bind("ctrl+o", "open the oldest approval or question waiting for you", "ctrl+o"),
+		Answer:        bind("ctrl+o", "jump to the oldest waiting request (any thread)", "ctrl+o"),
+		Palette:       bind("ctrl+k", "command palette: every action and thread", "ctrl+k"),
 		FocusNext:     bind("tab", "next pane", "tab"),
 		FocusPrev:     bind("shift+tab", "previous pane", "shift+tab"),
 		PageUp:        bind("pgup", "scroll the transcript up a page", "pgup"),
@@ -155,7 +163,7 @@ func DefaultKeyMap() KeyMap {
 		Down:     bind("down", "move down", "down"),
 		Top:      bind("home", "first thread / top of transcript", "home"),
 		Bottom:   bind("end", "last thread / follow the transcript", "end"),
-		Filter:   bind("ctrl+k", "find a thread by name", "ctrl+k"),
+		Filter:   bind("alt+k", "filter the thread list by name", "alt+k"),
 		Open:     bind("enter", "write to the selected thread", "enter"),
 		Toggle:   bind("enter", "open or close the run, step or message at the cursor", "enter"),
 		QuitIdle: bind("q", "close this (help, confirm dialogs)", "q"),
@@ -176,9 +184,13 @@ func DefaultKeyMap() KeyMap {
 		TermScrollTop:    bind("shift+home", "scrolled back: the oldest line kept", "shift+home"),
 		TermScrollBottom: bind("shift+end", "scrolled back: the bottom (so does typing into it)", "shift+end"),
 
-		Allow:        bind("y", "allow once", "y", "Y"),
-		AllowAlways:  bind("a", "allow always", "a", "A"),
-		Deny:         bind("n", "deny", "n", "N"),
+		AnswerDigit:       bind("1-9", "answer with the numbered choice", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		RequestDraft:      bind("alt+m", "the composer area: the request or your draft", "alt+m"),
+		RequestScrollUp:   bind("shift+up", "scroll a long command or diff up", "shift+up"),
+		RequestScrollDown: bind("shift+down", "scroll a long command or diff down", "shift+down"),
+
+		Allow:        bind("y", "yes", "y", "Y"),
+		Deny:         bind("n", "no", "n", "N"),
 		Confirm:      bind("enter", "confirm / submit the answer", "enter"),
 		NextField:    bind("tab", "next field", "tab", "down"),
 		PrevField:    bind("shift+tab", "previous field", "shift+tab", "up"),
@@ -219,7 +231,7 @@ type keyGroup struct {
 // groups lists every binding under the context it works in.
 func (k KeyMap) groups() []keyGroup {
 	return []keyGroup{
-		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.FocusNext, k.FocusPrev,
+		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.Palette, k.FocusNext, k.FocusPrev,
 			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Worktree, k.Usage, k.Grid,
 			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
 		{"The selected thread and the list", []key.Binding{k.RenameThread, k.ArchiveThread, k.SortThreads}},
@@ -230,13 +242,15 @@ func (k KeyMap) groups() []keyGroup {
 			k.TermLeave, k.TermScrollUp, k.TermScrollDown, k.TermScrollTop, k.TermScrollBottom}},
 		{"Grid view", []key.Binding{k.GridLeft, k.GridRight, helpAs(k.Up, "cell above"), helpAs(k.Down, "cell below"),
 			k.GridZoom, k.GridBack, k.HelpIdle}},
-		{"Approval and question dialog", []key.Binding{k.Allow, k.AllowAlways, k.Deny, k.Confirm, k.CancelDialog}},
+		{"A waiting request (in the composer area)", []key.Binding{k.AnswerDigit, k.RequestDraft,
+			k.RequestScrollUp, k.RequestScrollDown, helpAs(k.Confirm, "send a typed answer"),
+			helpAs(k.CancelDialog, "typing an answer: back to the choices")}},
 		{"Rollback dialog", []key.Binding{helpAs(k.Up, "previous run or mark"), helpAs(k.Down, "next run or mark"),
 			k.RollbackConfirm, k.RollbackBack, k.RollbackMark}},
 		{"New thread and fork dialogs", []key.Binding{k.NextField, k.PrevField, k.ToggleOption, k.Confirm, k.CancelDialog}},
 		{"Worktree dialog", []key.Binding{helpAs(k.Confirm, "diff, commit, merge or archive (or d, c, m, a)"),
 			helpAs(k.Newline, "commit message: new line"), helpAs(k.Allow, "merge, archive: go ahead")}},
-		{"Quit dialog", []key.Binding{k.StopHost}},
+		{"Quit dialog", []key.Binding{helpAs(k.Allow, "quit"), k.StopHost, helpAs(k.Deny, "stay")}},
 		{"Cost view", []key.Binding{k.ViewUp, k.ViewDown, helpAs(k.CancelDialog, "close the cost view")}},
 		{"Diff of a run (opens from any pane but a terminal)", []key.Binding{k.Diff, k.ViewUp, k.ViewDown,
 			helpAs(k.PageUp, "scroll the diff up a page"), helpAs(k.PageDown, "scroll the diff down a page"),

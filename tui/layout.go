@@ -19,6 +19,9 @@ func (r rect) contains(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r
 // View.
 type layout struct {
 	banner, threads, todos, main, composer, status rect
+	// request is the waiting request above the composer (request_box.go);
+	// zero when none shows.
+	request rect
 	// zoom is the zoomed terminal: all but the status line.
 	zoom rect
 	// diff is the diff view, over the panes (laid out as usual under
@@ -85,7 +88,10 @@ func (m *Model) layoutPanes() {
 	maxInput := max(1, min(6, h/4))
 	inputLines := clamp(m.composer.lines(w-padW-1, maxInput), 1, maxInput)
 	l.composer = rect{0, h - 1 - (inputLines + 2), w, inputLines + 2}
-	bodyH := l.composer.y - y
+	if rh := m.requestBoxHeight(w, l.composer.y-y); rh > 0 {
+		l.request = rect{0, l.composer.y - rh, w, rh}
+	}
+	bodyH := l.composer.y - y - l.request.h
 	leftW := clamp(w*3/10, 22, 40)
 	if p := m.prefs.LeftPercent; p > 0 {
 		leftW = clamp(w*p/100, 22, max(22, w-30))
@@ -167,6 +173,7 @@ func (m *Model) render() string {
 		put(m.lay.todos, m.renderTodos(m.lay.todos))
 		put(m.lay.main, m.renderMain(m.lay.main))
 		put(m.lay.composer, m.renderComposer(m.lay.composer))
+		put(m.lay.request, m.renderRequestBox(m.lay.request))
 	}
 	put(m.lay.status, []string{m.renderStatus(w)})
 	return m.overlayDialog(joinRows(rows, w))

@@ -87,6 +87,10 @@ type Model struct {
 	// diff is the diff view of a run (diff_view.go), over the panes.
 	diff diffView
 
+	// reqBox is the selected thread's waiting request, shown in the
+	// composer area (request_box.go).
+	reqBox requestBox
+
 	// notify is what notifications need (notify.go).
 	notify notifyState
 	// search is the transcript's search box and its current match
@@ -133,6 +137,7 @@ func newModel(ctx context.Context, b Backend, opts Options, st themes.Styles) *M
 	m.conv = newConversation()
 	m.composer = newComposer(st, m.keys)
 	m.composer.focus()
+	m.reqBox.input = newInput(st, "your answer")
 	m.resize(80, 24)
 	return m
 }
@@ -164,10 +169,14 @@ func (m *Model) Init() tea.Cmd {
 }
 
 // Update implements tea.Model. After every message the terminal panes
-// follow what the screen shows (syncTerms).
+// and the request box follow what the screen shows (syncTerms,
+// syncRequestBox).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	m.syncTerms()
+	if c := m.syncRequestBox(); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
 	return m, cmd
 }
 
@@ -219,6 +228,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.termMsg(msg)
 	case diffMsg:
 		return m.diffLoaded(msg)
+	case requestArmMsg, requestAnsweredMsg:
+		return m.requestBoxMsg(msg)
 	case repoCheckedMsg:
 		m.repoChecked(msg)
 	case worktreeDoneMsg:

@@ -160,6 +160,9 @@ func (m *Model) hints() []string {
 		return []string{"enter send · tab panes · " + m.keys.TermZoom.Help().Key + " zoom the terminal · " +
 			m.keys.TermToggle.Help().Key + " transcript · f1 help",
 			"tab panes · " + m.keys.TermZoom.Help().Key + " zoom · f1 help", "f1 help"}
+	case m.reqBox.id != "" && !m.reqBox.typing:
+		return []string{"a number answers the request · " + m.keys.RequestDraft.Help().Key + " your draft · f1 help",
+			"a number answers · f1 help", "f1 help"}
 	case m.focus == focusComposer:
 		return []string{"enter send · tab panes · ctrl+n new · f1 help · ctrl+c quit",
 			"tab panes · f1 help · ctrl+c quit", "f1 help"}

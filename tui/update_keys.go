@@ -40,6 +40,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.toggleGrid()
 		return nil
 	}
+	if cmd, ok := m.requestBoxKey(k); ok {
+		return cmd // a waiting request in the composer area (request_box.go)
+	}
 	if cmd, ok := m.globalKey(k); ok {
 		return cmd
 	}
@@ -84,6 +87,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.openNewThread(), true
 	case key.Matches(k, m.keys.Answer):
 		return m.openRequest(), true
+	case key.Matches(k, m.keys.Palette):
+		return m.openPalette(), true
 	case key.Matches(k, m.keys.FocusNext):
 		m.setFocus((m.focus + 1) % focusCount)
 	case key.Matches(k, m.keys.FocusPrev):
@@ -266,6 +271,9 @@ func (m *Model) handlePaste(p tea.PasteMsg) tea.Cmd {
 		m.termPaste(p.Content)
 		return nil
 	}
+	if cmd, ok := m.requestBoxPaste(p); ok {
+		return cmd
+	}
 	m.setFocus(focusComposer)
 	cmd := m.composer.paste(p.Content)
 	m.relayout()
@@ -328,25 +336,6 @@ func recoverableRun(st *core.State, thread string) *core.Run {
 			return r
 		}
 	}
-	return nil
-}
-
-// openRequest selects the thread of the oldest waiting request and opens
-// its dialog.
-func (m *Model) openRequest() tea.Cmd {
-	if len(m.pending) == 0 {
-		return m.setFlash("nothing is waiting for you", false)
-	}
-	q := m.pending[0]
-	m.selectThread(q.Thread)
-	title, run := q.Thread, 0
-	if th := m.state.Threads[q.Thread]; th != nil {
-		title = threadTitle(th)
-	}
-	if r := m.state.Runs[q.Run]; r != nil {
-		run = r.Ordinal
-	}
-	m.pushDialog(newRequestDialog(m.st, q, title, run))
 	return nil
 }
 

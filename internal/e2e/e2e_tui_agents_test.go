@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,9 @@ func TestTUIClaudeQuestion(t *testing.T) {
 	tt.waitFor("question: Which color?")
 	tt.waitFor("ctrl+o to answer")
 	tt.keys("C-o")
-	tt.waitFor("enter answer")
+	tt.waitFor("type an answer…")
+	tt.keys(typeAnswerKey(t, tt.screen()))
+	tt.waitFor("enter sends")
 	tt.text("blue")
 	tt.keys("Enter")
 	tt.waitFor(`"Which color?"="blue"`)
@@ -36,4 +39,15 @@ func TestTUIClaudeQuestion(t *testing.T) {
 	if len(v.Requests) != 1 || v.Requests[0].Kind != "user_input" || v.Requests[0].Status != "resolved" || v.Requests[0].Answer != "blue" {
 		t.Errorf("requests = %+v, want the question resolved with blue", v.Requests)
 	}
+}
+
+// typeAnswerKey is the digit of a request's "type an answer…" choice on
+// the screen (after the options the agent offered).
+func typeAnswerKey(t *testing.T, scr string) string {
+	t.Helper()
+	m := regexp.MustCompile(`([1-9]) type an answer…`).FindStringSubmatch(scr)
+	if m == nil {
+		t.Fatalf("no \"type an answer\" choice on the screen:\n%s", scr)
+	}
+	return m[1]
 }

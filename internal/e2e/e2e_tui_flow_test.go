@@ -168,9 +168,9 @@ func TestTUIKillHostAndRestart(t *testing.T) {
 	tt2.waitForAll("tell a tale", "interrupted by a host restart", "ctrl+y resumes it")
 	tt2.keys("C-y")
 	tt2.waitFor(`[sim] acted on: "tell a tale"`)
-	tt2.keys("C-o")
-	tt2.waitFor("y allow once")
-	tt2.keys("y")
+	tt2.keys("C-o") // gate's request, from marathon
+	tt2.waitForAll("Message → gate", "press 1-3")
+	tt2.keys("1")
 	tt2.waitFor(`[sim] acted on: "ship it"`)
 	tt2.quitIdle()
 }

@@ -110,8 +110,9 @@ func (tt *tmuxTUI) waitExit() string {
 }
 
 // TestTUIHostChatApproveAnswerQuit is the issue's tmux acceptance: create
-// a thread, send "hello" and see the reply, approve a #approve run with y,
-// answer a #ask question by typing, then quit and see the process exit.
+// a thread, send "hello" and see the reply, approve a #approve run with 1
+// (the request shows in the composer area), answer a #ask question by
+// typing, then quit and see the process exit.
 func TestTUIHostChatApproveAnswerQuit(t *testing.T) {
 	e := newEnv(t)
 	tt := e.startTUI(t)
@@ -133,17 +134,17 @@ func TestTUIHostChatApproveAnswerQuit(t *testing.T) {
 	tt.keys("Enter")
 	tt.waitFor("waiting for you")
 	tt.waitFor("ctrl+o to answer")
-	tt.keys("C-o")
-	tt.waitFor("y allow once")
-	tt.keys("y")
+	tt.waitForAll("╭─ Approval", "1 allow once", "press 1-3")
+	tt.keys("1")
 	tt.waitFor(`[sim] acted on: "go"`)
 	tt.waitFor("allowed once")
 
 	tt.text("pick #ask=Which colour?")
 	tt.keys("Enter")
 	tt.waitFor("question: Which colour?")
-	tt.keys("C-o")
-	tt.waitFor("enter answer")
+	tt.waitForAll("1 type an answer…", "press 1-1")
+	tt.keys("1")
+	tt.waitFor("enter sends")
 	tt.text("blue")
 	tt.keys("Enter")
 	tt.waitFor(`You answered "blue" to "Which colour?"`)

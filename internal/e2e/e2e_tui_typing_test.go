@@ -141,14 +141,15 @@ func TestTUITypingGoesToTheComposer(t *testing.T) {
 		{"a click on a thread", selectFinished},
 		{"the help closes", closeOn("F1", "╭─ Keys")},
 		{"the new thread dialog closes", closeOn("C-n", "╭─ New thread")},
-		{"the approval dialog closes", closeOn("C-o", "╭─ Approval")},
+		{"the jump to the approval", func() { tt.keys("C-o"); tt.waitFor("╭─ Approval") }},
 		{"the rollback dialog closes", func() { selectFinished(); closeOn("C-z", "╭─ Roll back finished")() }},
 		{"the fork dialog closes", closeOn("C-t", "╭─ Fork finished")},
 		{"the diff view closes", func() { selectFinished(); closeOn("C-d", "╭─ Diff · run 1 · finished")() }},
 		{"the switch dialog closes", closeOn("C-p", "╭─ Switch provider")},
-		{"the thread search closes", func() {
+		{"the palette closes", closeOn("C-k", "╭─ Command palette")},
+		{"the thread filter closes", func() {
 			tt.leaveComposer()
-			closeOn("C-k", "/ ")()
+			closeOn("M-k", "/ ")()
 		}},
 		{"the grid closes", closeOn("C-g", "grid 2 · 1-2 of 2")},
 		{"the cost view closes", closeOn("M-u", "╭─ Cost and tokens")},

@@ -31,9 +31,8 @@ func TestTUIWorktreeThread(t *testing.T) {
 	tt.text("write hello to a.txt")
 	tt.keys("Enter")
 	tt.waitFor("ctrl+o to answer")
-	tt.keys("C-o")
-	tt.waitFor("y allow once")
-	tt.keys("y")
+	tt.waitFor("press 1-3")
+	tt.keys("1")
 	tt.waitFor(`[sim] acted on: "write hello to a.txt"`)
 
 	th := e.threadTitled("greeter")
