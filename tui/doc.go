@@ -33,7 +33,7 @@
 //     and a private core.State to which it applies journaled events with
 //     State.Apply. A gap makes it ask the bridge for a fresh snapshot.
 //   - The thread list (threads.go) has three rows per thread: title and
-//     age; badge, elapsed time of the active run and its activity
+//     age; badge, elapsed time of the active run, queued runs and activity
 //     (thread_activity.go, read off the state: the prompt of a pending
 //     request, the newest running tool call made plain, "writing a
 //     reply", "thinking"); place, provider, runs, tokens and cost.

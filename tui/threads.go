@@ -214,8 +214,11 @@ func (m *Model) threadLines(r threadRow, w int, selected bool) []string {
 		label += " " + elapsed(m.now().Sub(time.Unix(0, r.started)))
 	}
 	doing := ""
+	if r.queued > 0 {
+		doing += " · +" + itoa(r.queued) + " queued"
+	}
 	if r.activity != "" {
-		doing = " · " + r.activity
+		doing += " · " + r.activity
 	}
 	place, pst := m.rowPlace(r)
 	rest := m.rowMeta(r)
@@ -265,8 +268,8 @@ func (m *Model) rowPlace(r threadRow) (string, lipgloss.Style) {
 	return strings.Join(parts, " · "), st
 }
 
-// rowMeta is the rest of the third row: provider, run count, queued
-// runs, and the thread's tokens and cost so far (as `thread show --json`
+// rowMeta is the rest of the third row: provider, run count, and the
+// thread's tokens and cost so far (as `thread show --json`
 // sums them).
 func (m *Model) rowMeta(r threadRow) string {
 	runs := itoa(r.th.Runs) + " run"
@@ -274,9 +277,6 @@ func (m *Model) rowMeta(r threadRow) string {
 		runs += "s"
 	}
 	parts := []string{oneLine(r.th.Provider), runs}
-	if r.queued > 0 {
-		parts = append(parts, "+"+itoa(r.queued)+" queued")
-	}
 	if n := r.th.TokensIn + r.th.TokensOut; n > 0 || r.th.CostUSD > 0 {
 		parts = append(parts, usage(r.th.TokensIn, r.th.TokensOut, r.th.CostUSD))
 	}

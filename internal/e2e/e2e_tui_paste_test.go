@@ -39,7 +39,7 @@ func TestTUIPasteFoldsAndSends(t *testing.T) {
 	tt.waitForAll("[pasted 400 lines · "+size+"]", " 400 lines · "+size+" ─╮")
 
 	tt.keys("Enter")
-	tt.waitFor("✓ done · 1 run")
+	tt.waitForAll("✓ done", "builtin · 1 run")
 	// The answer quotes the message, which it pushed up: the transcript's
 	// top shows the message folded, its first four lines and its size,
 	// and the answer under it.
