@@ -278,7 +278,8 @@ func (m *Model) rowMeta(r threadRow) string {
 	}
 	parts := []string{oneLine(r.th.Provider), runs}
 	if n := r.th.TokensIn + r.th.TokensOut; n > 0 || r.th.CostUSD > 0 {
-		parts = append(parts, usage(r.th.TokensIn, r.th.TokensOut, r.th.CostUSD))
+		u := core.Usage{CostUSD: r.th.CostUSD, CostUnknown: r.th.NoCost}
+		parts = append(parts, tokens(n)+" tok · "+u.Cost())
 	}
 	rest := strings.Join(parts, " · ")
 	if place, _ := m.rowPlace(r); place != "" {

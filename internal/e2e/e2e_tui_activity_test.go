@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"fmt"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -53,7 +55,7 @@ func TestTUIListActivityClaude(t *testing.T) {
 	needCLI(t, "claude")
 	anthropicModel(t)
 	e := newEnv(t)
-	e.must("thread", "new", "--provider", "claude", "--workspace", e.ws, "--title", "claude sleeper", "--yes")
+	th := e.must("thread", "new", "--provider", "claude", "--workspace", e.ws, "--title", "claude sleeper", "--yes")
 	tt := e.startTUI(t)
 	tt.resize(160, 40)
 	tt.waitFor("claude sleeper")
@@ -61,5 +63,19 @@ func TestTUIListActivityClaude(t *testing.T) {
 	tt.keys("Enter")
 	tt.waitMatch(regexp.MustCompile(`● running \d+s · running sleep 6`))
 	tt.waitFor("✓ done")
+	// The row's tokens and cost are the thread's, as thread show sums them.
+	u := e.show(th).Usage
+	if u.TokensIn+u.TokensOut == 0 {
+		t.Fatalf("thread show reports no usage for a Claude run whose model reported some: %+v", u)
+	}
+	tt.waitFor(listTokens(u.TokensIn+u.TokensOut) + " tok · " + u.Cost())
 	tt.quitIdle()
+}
+
+// listTokens is a token count as the thread list shows it.
+func listTokens(n int) string {
+	if n < 1000 {
+		return strconv.Itoa(n)
+	}
+	return fmt.Sprintf("%.1fk", float64(n)/1000)
 }
