@@ -79,7 +79,7 @@ func (d *usageDialog) lines(st *themes.Styles, s *core.State, w int) []string {
 		costW = max(costW, len(t.Cost()))
 	}
 	costW = max(costW, len(d.rep.Total.Cost()))
-	nameW = clamp(nameW, 8, max(8, w-costW-27))
+	nameW = clamp(nameW, 8, max(8, w-costW-28)) // 28: the other columns and their gaps
 	row := func(name string, u core.Usage) string {
 		return fmt.Sprintf("%-*s %5d %9s %9s  %s", nameW, trunc(name, nameW), u.Runs, count(u.TokensIn), count(u.TokensOut), u.Cost())
 	}

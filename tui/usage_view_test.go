@@ -67,3 +67,18 @@ func TestUsageView(t *testing.T) {
 		t.Errorf("composer = %q after closing the cost view, want \"draft\"", got)
 	}
 }
+
+// A long thread title never cuts the cost column: the names give way.
+func TestUsageViewKeepsTheCostColumn(t *testing.T) {
+	j := usageState(t)
+	th := *j.st.Threads["t1"]
+	th.Title = strings.Repeat("a very long title ", 8)
+	j.add(core.Event{Type: core.EvThreadUpdated, Thread: "t1", Payload: core.Payload{Thread: &th}})
+	for _, w := range []int{100, 80} {
+		hs := newHarness(t, j.st, w, 30)
+		hs.press("alt+u")
+		if scr := hs.screen(); !strings.Contains(scr, "$0.0123 + unknown") {
+			t.Errorf("at %d columns the total's cost is cut:\n%s", w, scr)
+		}
+	}
+}
