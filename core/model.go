@@ -157,11 +157,11 @@ type Capabilities struct {
 
 // Thread is a durable conversation.
 type Thread struct {
-	ID        string       `json:"id" msgpack:"id"`
-	Title     string       `json:"title" msgpack:"ti,omitempty"`
+	ID    string `json:"id" msgpack:"id"`
+	Title string `json:"title" msgpack:"ti,omitempty"`
 	// TitleAuto: the title is one nexus made ("thread 3"), which the
 	// thread's first message replaces.
-	TitleAuto bool `json:"titleAuto,omitempty" msgpack:"ta,omitempty"`
+	TitleAuto bool         `json:"titleAuto,omitempty" msgpack:"ta,omitempty"`
 	Provider  string       `json:"provider" msgpack:"pr"`
 	Caps      Capabilities `json:"capabilities" msgpack:"ca"`
 	Workspace string       `json:"workspace,omitempty" msgpack:"ws,omitempty"`

@@ -148,7 +148,7 @@ func BenchmarkOutputToScreen(b *testing.B) {
 	defer func() { ui.Process.Kill(); ui.Wait(); uiTTY.Close() }()
 	paneW := watchMarkers(uiTTY)
 	ready := filepath.Join(dir, "ready")
-	time.Sleep(time.Second)                     // the UI's first frame; keys before it would be read as replies
+	time.Sleep(time.Second)                    // the UI's first frame; keys before it would be read as replies
 	fmt.Fprintf(uiTTY, "echo 1 > %s\r", ready) // the composer: the first run starts bash
 	waitFile(b, ready)
 	uiTTY.WriteString("\x06") // ctrl+f: zoom the pane
