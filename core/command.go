@@ -38,6 +38,10 @@ const (
 	// CmdDailyBudget sets what all threads may spend in a UTC day
 	// (BudgetUSD, 0: no limit).
 	CmdDailyBudget CommandKind = "budget.daily"
+	// CmdAgentAdd adds an agent identity (Agent alias, NewAgent id,
+	// Profile, Instructions); CmdAgentRemove removes one by alias.
+	CmdAgentAdd    CommandKind = "agent.add"
+	CmdAgentRemove CommandKind = "agent.remove"
 )
 
 // SendMode is how message.send meets an active run.
@@ -113,6 +117,12 @@ type Command struct {
 	// Force: a rollback overwrites paths changed since by someone else
 	// (by hand, by another thread) instead of keeping them.
 	Force bool `json:"force,omitempty"`
+	// Agent is an agent alias: the one agent.add adds or agent.remove
+	// removes, or the agent a thread.create starts the thread as.
+	Agent        string `json:"agent,omitempty"`
+	NewAgent     string `json:"newAgent,omitempty"`
+	Profile      string `json:"profile,omitempty"`
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // InputError is an input that cannot form a valid command. It is refused at
@@ -165,6 +175,11 @@ func (c *Command) Validate() error {
 		if c.BudgetUSD < 0 || c.MaxTokens < 0 {
 			return refuse("budget and token cap must not be negative")
 		}
+		if c.Agent != "" {
+			if err := CheckAlias(c.Agent); err != nil {
+				return err
+			}
+		}
 		for _, k := range c.Allow {
 			if k != "write" && k != "command" {
 				return refuse("unknown action kind %q to allow: use write or command", k)
@@ -208,6 +223,8 @@ func (c *Command) Validate() error {
 		if c.Node == "" {
 			return refuse("rollback.node needs a node id")
 		}
+	case CmdAgentAdd, CmdAgentRemove:
+		return c.validateAgent()
 	case CmdThreadArchive, CmdThreadStop, CmdRunInterrupt, CmdRunResume,
 		CmdProviderSwitch, CmdMergeBack, CmdRollbackToRun, CmdRollbackUndo, CmdCheckpoint:
 	default:

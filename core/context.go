@@ -98,6 +98,9 @@ func (st *State) TurnFor(r *Run, reason AttemptReason) *Turn {
 		if pt := st.ProviderThreads[r.Thread+"/"+th.Provider]; pt != nil && pt.Available {
 			t.NativeRef, t.RevertBefore, t.ForkOf, t.ForkAt = pt.NativeRef, pt.RevertBefore, pt.ForkOf, pt.ForkAt
 		}
+		if a := st.Agents[th.Agent]; a != nil {
+			t.Agent, t.Instructions = a.Alias, a.Instructions
+		}
 		t.Policy = Policy{Allow: append([]string(nil), th.Allow...), BudgetUSD: th.BudgetUSD, MaxTokens: th.MaxTokens,
 			SpentUSD: th.CostUSD, SpentTokens: th.TokensIn + th.TokensOut}
 	}

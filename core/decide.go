@@ -96,6 +96,9 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 	if err := c.Validate(); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := agentRefs(st, c); err != nil {
+		return nil, nil, nil, err
+	}
 	if err := checkRefs(st, c); err != nil {
 		return nil, nil, nil, err
 	}
@@ -139,13 +142,17 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 		rej = t.setBudget(c)
 	case CmdDailyBudget:
 		rej = t.setDailyBudget(c)
+	case CmdAgentAdd:
+		rej = t.addAgent(c)
+	case CmdAgentRemove:
+		rej = t.removeAgent(c)
 	default:
 		return nil, nil, nil, refuse("%s is not available in this version of nexus", c.Kind)
 	}
 	r := t.receipt
 	if rej != nil {
 		rej.Command = c.ID
-		r = &Receipt{Command: c.ID, Kind: c.Kind, Thread: c.Thread, Reject: rej}
+		r = &Receipt{Command: c.ID, Kind: c.Kind, Thread: c.Thread, Agent: t.receipt.Agent, Reject: rej}
 		t.emit(EvCommandRejected, Event{Thread: c.Thread, Payload: Payload{Rejection: rej, Receipt: r}})
 	} else {
 		t.emit(EvCommandAccepted, Event{Thread: r.Thread, Run: r.Run, Payload: Payload{Receipt: r}})
@@ -177,7 +184,7 @@ func checkRefs(st *State, c *Command) error {
 			return refuse("unknown request %q: list pending ones with `nexus requests`", c.Request)
 		}
 		return nil
-	case CmdDailyBudget:
+	case CmdDailyBudget, CmdAgentAdd, CmdAgentRemove:
 		return nil
 	case CmdRunResume:
 		if c.Thread == "" {

@@ -181,6 +181,7 @@ func (h *harness) input(t *testing.T, line string) (Input, bool) {
 			Run: run, Request: args["request"], Text: args["text"], Mode: SendMode(args["mode"]), Title: args["title"],
 			Provider: args["provider"], HoldQueue: args["hold"] == "true", Response: Response(args["response"]), Answer: args["answer"],
 			Workspace: args["workspace"], MergeBack: args["mergeback"], Node: args["node"], Checkpoint: args["checkpoint"]}
+		c.Agent, c.NewAgent, c.Profile, c.Instructions = args["agent"], args["newagent"], args["profile"], args["instructions"]
 		c.Caps = capsFrom(args["caps"])
 		c.BudgetUSD, _ = strconv.ParseFloat(args["budget"], 64)
 		c.MaxTokens, _ = strconv.Atoi(args["maxtokens"])
@@ -307,6 +308,15 @@ func describe(ev *Event) string {
 		if p.Thread.BudgetUSD > 0 || p.Thread.MaxTokens > 0 {
 			s += fmt.Sprintf(" budget=%g/%d", p.Thread.BudgetUSD, p.Thread.MaxTokens)
 		}
+		if p.Thread.Agent != "" {
+			s += fmt.Sprintf(" agent=%s@%s", p.Thread.AgentAlias, p.Thread.Agent)
+		}
+	case p.Agent != nil:
+		a := p.Agent
+		s += fmt.Sprintf(" %s alias=%s profile=%s instructions=%q", a.ID, a.Alias, a.Profile, a.Instructions)
+		if a.Removed {
+			s += " removed"
+		}
 	case ev.Type == EvDailyBudget:
 		s += fmt.Sprintf(" $%g", p.DailyUSD)
 	case p.Run != nil:
@@ -421,6 +431,9 @@ func describe(ev *Event) string {
 		if p.Receipt.Checkpoint != "" {
 			s += " checkpoint=" + p.Receipt.Checkpoint
 		}
+		if p.Receipt.Agent != "" {
+			s += " agent=" + p.Receipt.Agent
+		}
 	case p.Text != "":
 		s += fmt.Sprintf(" %s %q", ev.Node, p.Text)
 	case p.Note != "":
@@ -444,6 +457,9 @@ func describeEffect(e *Effect) string {
 		}
 		if len(e.Turn.LLM) > 0 || len(e.Turn.Steps) > 0 {
 			s += fmt.Sprintf(" journaled-llm=%d journaled-steps=%d", len(e.Turn.LLM), len(e.Turn.Steps))
+		}
+		if e.Turn.Agent != "" {
+			s += fmt.Sprintf(" agent=%s instructions=%q", e.Turn.Agent, e.Turn.Instructions)
 		}
 		if len(e.Turn.Policy.Allow) > 0 {
 			s += fmt.Sprintf(" allow=%v", e.Turn.Policy.Allow)

@@ -16,6 +16,9 @@ func (t *tx) createThread(c *Command) *Rejection {
 	if c.Worktree != "" {
 		th.Branch = c.Branch
 	}
+	if a := t.st.AgentByAlias(c.Agent); a != nil {
+		th.Agent, th.AgentAlias = a.ID, a.Alias
+	}
 	t.putThread(th)
 	t.receipt.Thread = th.ID
 	return nil
@@ -73,7 +76,7 @@ func (t *tx) fork(c *Command) *Rejection {
 	}
 	th := Thread{ID: c.NewThread, Title: title, Provider: src.Provider, Caps: src.Caps, Workspace: src.Workspace,
 		Status: ThreadIdle, ForkedFrom: src.ID, ForkRun: point, BudgetUSD: src.BudgetUSD, MaxTokens: src.MaxTokens,
-		Allow: src.Allow, CreatedAt: c.At}
+		Allow: src.Allow, CreatedAt: c.At, Agent: src.Agent, AgentAlias: src.AgentAlias}
 	if c.Worktree != "" {
 		th.Workspace, th.Worktree, th.Repo, th.Branch = c.Worktree, c.Worktree, c.Repo, c.Branch
 	}

@@ -109,6 +109,31 @@
 //     fails, those observations are held and decided again, in order,
 //     once the journal takes appends (a full disk with room made).
 //
+// # Agents
+//
+// An Agent (agent.go) is a durable identity: an alias, the provider
+// profile it runs on (the profile names the provider, model and approval
+// policy) and instructions. Its project is the state dir: one state dir
+// holds one set of aliases, whatever workspace a thread runs in, because
+// the journal, not a workspace, is what survives restarts and what every
+// client of the host shares (separate projects use separate state dirs,
+// NEXUS_STATE_DIR). agent.add journals an agent.updated with a new id
+// the edge made; a second agent with a live alias is rejected
+// (invalid_state). An alias that is not 1..32 lower-case letters, digits,
+// - or _ starting with a letter, a missing profile, instructions over
+// MaxInstructionsBytes, an unknown alias to remove or start a thread as,
+// are refused at the edge. Whether the profile exists is the edge's
+// check (the host and CLI know the profiles; core does not).
+//
+// agent.remove marks the agent Removed and frees its alias; a later
+// agent.add of the alias is a new identity with a new id. A thread
+// created as an agent (thread.create with Agent) records the agent's id
+// and alias (Thread.Agent, AgentAlias), and so do its forks; it keeps
+// them after the agent is removed, and TurnFor puts the agent's alias and
+// instructions on every turn of the thread (Turn.Agent, Instructions),
+// removed or not: the thread was started as that identity. The edge
+// gives such a thread the agent's profile as its provider and policy.
+//
 // # Decisions
 //
 // Where the decider had to choose (the capability policy, queues after a

@@ -149,6 +149,11 @@ type Turn struct {
 	// whole history, which a handoff only restates.
 	Handoff  string `json:"handoff,omitempty"`
 	Transfer string `json:"transfer,omitempty"`
+	// Agent and Instructions: the alias of the agent identity the thread
+	// was started as and its instructions, which every turn carries
+	// (each provider's doc.go says where its agent gets them).
+	Agent        string `json:"agent,omitempty"`
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // Policy is what a turn may do without asking, and what it may spend.

@@ -34,6 +34,7 @@ type Payload struct {
 	Effect         *EffectRecord   `json:"effect,omitempty" msgpack:"ef,omitempty"`
 	Rejection      *Rejection      `json:"rejection,omitempty" msgpack:"rj,omitempty"`
 	Receipt        *Receipt        `json:"receipt,omitempty" msgpack:"rc,omitempty"`
+	Agent          *Agent          `json:"agent,omitempty" msgpack:"ag,omitempty"`
 	// Text is a coalesced text delta appended to Node's text (node.text).
 	Text string `json:"text,omitempty" msgpack:"tx,omitempty"`
 	// Note is a human-readable line for warnings and activity.
@@ -71,6 +72,8 @@ const (
 	EvCommandAccepted EventType = "command.accepted"
 	EvRuntimeWarning  EventType = "runtime.warning"
 	EvHostRecovered   EventType = "host.recovered"
+	// EvAgentUpdated carries an agent identity, added or removed.
+	EvAgentUpdated EventType = "agent.updated"
 	// EvDailyBudget sets State.DailyBudgetUSD to Payload.DailyUSD (0:
 	// none).
 	EvDailyBudget EventType = "budget.daily"
@@ -92,7 +95,10 @@ type Receipt struct {
 	Mode    SendMode    `json:"mode,omitempty" msgpack:"m,omitempty"`
 	Op      string      `json:"operation,omitempty" msgpack:"op,omitempty"`
 	// Checkpoint is the id of the checkpoint a checkpoint.capture takes.
-	Checkpoint string     `json:"checkpoint,omitempty" msgpack:"ck,omitempty"`
-	Seq        uint64     `json:"seq" msgpack:"q"`
-	Reject     *Rejection `json:"rejection,omitempty" msgpack:"rj,omitempty"`
+	Checkpoint string `json:"checkpoint,omitempty" msgpack:"ck,omitempty"`
+	// Agent is the id of the agent an agent.add added or agent.remove
+	// removed.
+	Agent  string     `json:"agent,omitempty" msgpack:"ag,omitempty"`
+	Seq    uint64     `json:"seq" msgpack:"q"`
+	Reject *Rejection `json:"rejection,omitempty" msgpack:"rj,omitempty"`
 }

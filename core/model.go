@@ -198,6 +198,10 @@ type Thread struct {
 	NoCost    bool  `json:"costUnknown,omitempty" msgpack:"nc,omitempty"`
 	CreatedAt int64 `json:"createdAt" msgpack:"ct"`
 	UpdatedAt int64 `json:"updatedAt" msgpack:"ut"`
+	// Agent and AgentAlias: the agent identity the thread was started as
+	// (kept when the agent is removed); its instructions reach every turn.
+	Agent      string `json:"agent,omitempty" msgpack:"ag,omitempty"`
+	AgentAlias string `json:"agentAlias,omitempty" msgpack:"aa,omitempty"`
 }
 
 // Run is one user turn of a thread.

@@ -31,6 +31,8 @@ type State struct {
 	Operations      map[string]*Operation      `json:"operations" msgpack:"operations"`
 	Effects         map[string]*EffectRecord   `json:"effects" msgpack:"effects"`
 	Receipts        map[string]*Receipt        `json:"receipts" msgpack:"receipts"`
+	// Agents are the agent identities by id, removed ones included.
+	Agents map[string]*Agent `json:"agents,omitempty" msgpack:"agents,omitempty"`
 	// RequestCount numbers request ids (R1, R2, ...).
 	RequestCount int `json:"requestCount" msgpack:"reqn"`
 	// DailyBudgetUSD is what all threads together may spend in a UTC day
@@ -108,6 +110,9 @@ func (st *State) init() {
 	}
 	if st.Sealed == nil {
 		st.Sealed = map[string]*Seal{}
+	}
+	if st.Agents == nil {
+		st.Agents = map[string]*Agent{}
 	}
 }
 
@@ -194,6 +199,7 @@ func (st *State) Clone() *State {
 	c.Effects = cloneMap(st.Effects)
 	c.Receipts = cloneMap(st.Receipts)
 	c.Sealed = cloneMap(st.Sealed)
+	c.Agents = cloneMap(st.Agents)
 	if st.idx == nil {
 		c.Reindex()
 		return c
@@ -315,6 +321,12 @@ func (st *State) Apply(ev *Event) error {
 	}
 	if p.Receipt != nil {
 		st.Receipts[p.Receipt.Command] = p.Receipt
+	}
+	if p.Agent != nil {
+		if st.Agents == nil {
+			st.Agents = map[string]*Agent{}
+		}
+		st.Agents[p.Agent.ID] = p.Agent
 	}
 	return nil
 }

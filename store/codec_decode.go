@@ -94,6 +94,10 @@ func decThread(r *reader) *core.Thread {
 			v.CreatedAt = r.int()
 		case "ut":
 			v.UpdatedAt = r.int()
+		case "ag":
+			v.Agent = r.str()
+		case "aa":
+			v.AgentAlias = r.str()
 		default:
 			if !decUsage(r, k, &v.TokensIn, &v.TokensOut, &v.CostUSD, &v.NoCost) {
 				r.skip()
@@ -332,6 +336,8 @@ func decPayload(r *reader, p *core.Payload) {
 			p.Rejection = decRejection(r)
 		case "rc":
 			p.Receipt = decReceipt(r)
+		case "ag":
+			p.Agent = decAgent(r)
 		case "tx":
 			p.Text = r.str()
 		case "nt":

@@ -406,6 +406,8 @@ func decReceipt(r *reader) *core.Receipt {
 			v.Op = r.str()
 		case "ck":
 			v.Checkpoint = r.str()
+		case "ag":
+			v.Agent = r.str()
 		case "m":
 			v.Mode = core.SendMode(r.str())
 		case "q":

@@ -56,6 +56,8 @@ func encThread(e *enc, t *core.Thread) {
 	o.boolOmit("nc", t.NoCost)
 	o.int("ct", t.CreatedAt)
 	o.int("ut", t.UpdatedAt)
+	o.strOmit("ag", t.Agent)
+	o.strOmit("aa", t.AgentAlias)
 	o.end()
 }
 
@@ -380,6 +382,7 @@ func encReceipt(e *enc, c *core.Receipt) {
 	o.strOmit("m", string(c.Mode))
 	o.strOmit("op", c.Op)
 	o.strOmit("ck", c.Checkpoint)
+	o.strOmit("ag", c.Agent)
 	o.uint("q", c.Seq)
 	if c.Reject != nil {
 		o.key("rj")
@@ -469,6 +472,10 @@ func encPayload(e *enc, p *core.Payload) {
 	if p.Receipt != nil {
 		o.key("rc")
 		encReceipt(e, p.Receipt)
+	}
+	if p.Agent != nil {
+		o.key("ag")
+		encAgent(e, p.Agent)
 	}
 	o.strOmit("tx", p.Text)
 	o.strOmit("nt", p.Note)

@@ -54,7 +54,7 @@
 //
 // An event is the msgpack encoding of core.Event: a map keyed by the
 // msgpack struct tags of core.Event, core.Payload and the entities of
-// core/model.go (q seq, i id, t type, th thread, ru run, at attempt, no
+// core/model.go and core/agent.go (q seq, i id, t type, th thread, ru run, at attempt, no
 // node, co correlation, ca causation, a unix nanos, p payload), fields in
 // struct order, omitempty fields left out when empty, integers in their
 // shortest msgpack form, float64 as a msgpack double. That is exactly what

@@ -356,6 +356,14 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	sc.cmd(core.Command{Kind: core.CmdThreadStop, Thread: "t3"})
 	sc.obs("t3", core.Observation{Kind: core.ObsTurnEnded, TurnStatus: core.AttemptInterrupted})
 	sc.cmd(core.Command{Kind: core.CmdThreadArchive, Thread: "t3"})
+
+	// t4: a thread started as an agent identity, which is then removed
+	// (the thread keeps it); a second add of its alias is rejected first.
+	sc.cmd(core.Command{Kind: core.CmdAgentAdd, Agent: "reviewer", NewAgent: "g1", Profile: "builtin", Instructions: "Review; say pass or fail."})
+	sc.cmd(core.Command{Kind: core.CmdAgentAdd, Agent: "reviewer", NewAgent: "g2", Profile: "codex"})
+	sc.cmd(core.Command{Kind: core.CmdThreadCreate, NewThread: "t4", Provider: "builtin", Agent: "reviewer"})
+	sc.cmd(core.Command{Kind: core.CmdMessageSend, Thread: "t4", Text: "review"})
+	sc.cmd(core.Command{Kind: core.CmdAgentRemove, Agent: "reviewer"})
 	sc.step(core.Input{Shutdown: &core.Recover{At: sc.at}})
 
 	commits := sc.k.Ready().Commits
@@ -366,7 +374,8 @@ func scenarioCommits(t *testing.T) []core.Commit {
 	for _, typ := range []core.EventType{core.EvThreadUpdated, core.EvRunUpdated, core.EvAttemptUpdated, core.EvNodeUpdated,
 		core.EvNodeText, core.EvRequestUpdated, core.EvPlanUpdated, core.EvSessionUpdated, core.EvProviderThread,
 		core.EvHandoffRecorded, core.EvTransferUpdated, core.EvCheckpoint, core.EvOperation, core.EvEffectStarted,
-		core.EvEffectCompleted, core.EvCommandRejected, core.EvCommandAccepted, core.EvRuntimeWarning, core.EvHostRecovered} {
+		core.EvEffectCompleted, core.EvCommandRejected, core.EvCommandAccepted, core.EvRuntimeWarning, core.EvHostRecovered,
+		core.EvAgentUpdated} {
 		if !seen[typ] {
 			t.Errorf("scenario: no %s event; the script no longer reaches it", typ)
 		}

@@ -92,6 +92,10 @@ func encodeState(st *core.State) ([]byte, map[string][]byte, error) {
 	encMapSkip(e, st.Effects, skip.eff, encEffect)
 	o.key("receipts")
 	encMap(e, st.Receipts, encReceipt)
+	if len(st.Agents) > 0 {
+		o.key("agents")
+		encMap(e, st.Agents, encAgent)
+	}
 	o.int("reqn", int64(st.RequestCount))
 	o.floatOmit("dbu", st.DailyBudgetUSD)
 	o.key("sealed")
@@ -185,6 +189,8 @@ func DecodeState(b []byte) (*core.State, error) {
 			st.Effects = decMap(r, decEffect)
 		case "receipts":
 			st.Receipts = decMap(r, decReceipt)
+		case "agents":
+			st.Agents = decMap(r, decAgent)
 		case "reqn":
 			st.RequestCount = int(r.int())
 		case "dbu":
