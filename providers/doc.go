@@ -17,6 +17,13 @@
 // has no terminal: core.ErrNoTerminal). The host serves it as
 // core.Terminals.
 //
+// The instructions of the agent identity a thread was started as
+// (core.Turn.Agent, Instructions) reach every turn: the built-in agent
+// has them in its system prompt; Codex, Claude Code and ACP agents get
+// them first in each turn's prompt (agentproc.Prompt), since their
+// conversations are their own; a shell thread (a program in a PTY) gets
+// no prompt from nexus and so no instructions.
+//
 // Providers may import core (and later workers); never store or the TUI.
 // Handle must not block: turns run on the provider's own goroutines, each
 // with a context cancelled by Close.

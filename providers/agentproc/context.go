@@ -30,10 +30,17 @@ func RunMessages(t *core.Turn) (before, own []core.Message) {
 // history first, as recorded in the journal (a handoff, which only
 // restates it, is left out; a merge-back delta is kept), so nothing hidden
 // is added: every line of it is in `nexus thread show`.
+//
+// A thread started as an agent identity (core.Agent) has the agent's
+// instructions first in every prompt (AgentPreamble): an external agent's
+// conversation is its own, so a section it gets with each turn is the one
+// place every agent (Codex, Claude Code, any ACP agent) reads them alike,
+// and a changed or resumed conversation never misses them.
 func Prompt(t *core.Turn, hasHistory bool) string {
 	before, own := RunMessages(t)
 	before = dropBridge(before, t)
 	var b strings.Builder
+	b.WriteString(AgentPreamble(t))
 	if hasHistory && (t.Handoff != "" || t.Transfer != "") {
 		for _, text := range []string{t.Handoff, t.Transfer} {
 			if text != "" {
@@ -99,4 +106,14 @@ func Workspace(e core.Effect) string {
 		return e.Turn.Workspace
 	}
 	return ""
+}
+
+// AgentPreamble is the section that carries a turn's agent instructions
+// ("" when the thread was not started as an agent, or the agent has none).
+func AgentPreamble(t *core.Turn) string {
+	if strings.TrimSpace(t.Instructions) == "" {
+		return ""
+	}
+	return "Instructions for you as agent @" + t.Agent + " (from nexus; they hold for every turn):\n" +
+		strings.TrimSpace(t.Instructions) + "\n\n"
 }

@@ -19,4 +19,9 @@
 // #approve, #subagent, #fail), documented in testdata/scenarios/README.md.
 // Every reply ends with a line naming the latest instruction it acted on
 // and the number of user messages in its context.
+//
+// A thread started as an agent identity (nexus agent add) has the agent's
+// alias and instructions after the built-in agent's system prompt on
+// every model call (llm.AgentSection); the sim model's reply then says
+// which agent it acted as and quotes the instructions' first line.
 package builtin

@@ -21,6 +21,16 @@ const system = `You are the built-in agent of nexus, working in a software works
 Use the tools to do what the user asks; read before you change; keep changes minimal.
 When you are done, answer briefly with what you did and what you found.`
 
+// systemFor is the system prompt of a turn: the built-in agent's own,
+// then, for a thread started as an agent identity, that agent's alias and
+// instructions (llm.AgentSection), so a model reads them on every call.
+func systemFor(tr *core.Turn) string {
+	if strings.TrimSpace(tr.Instructions) == "" {
+		return system
+	}
+	return system + "\n\n" + llm.AgentSection + "@" + tr.Agent + ":\n" + strings.TrimSpace(tr.Instructions)
+}
+
 // planned is what the planner loop produced.
 type planned struct {
 	text   string   // the model's final answer
@@ -67,7 +77,7 @@ func (a *Agent) plan(ctx context.Context, t *turn, d Directives, instr string, a
 	todo := []core.PlanItem{}
 	for call := 0; call < maxCalls; call++ {
 		key := requestKey(client.Name(), msgs)
-		req := llm.Request{Model: client.Name(), System: system, Messages: msgs, Tools: llm.Tools}
+		req := llm.Request{Model: client.Name(), System: systemFor(tr), Messages: msgs, Tools: llm.Tools}
 		var resp llm.Response
 		if raw, ok := tr.LLM[key]; ok {
 			r, err := llm.DecodeResponse(raw)

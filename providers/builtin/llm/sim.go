@@ -226,7 +226,7 @@ func (s Sim) Complete(ctx context.Context, req Request, onDelta func(string)) (R
 		}
 		resp.ToolCalls = []ToolCall{call}
 	} else {
-		resp.Text = finalText(instr, steps, results, summarize, unknown)
+		resp.Text = finalText(instr, steps, results, summarize, unknown) + agentNote(req.System)
 		if onDelta != nil {
 			onDelta(resp.Text)
 		}
@@ -317,4 +317,25 @@ func estimate(req Request, resp Response) Usage {
 		}
 	}
 	return Usage{InputTokens: in/4 + 1, OutputTokens: out/4 + 1}
+}
+
+// AgentSection starts the part of a system prompt that carries the
+// instructions of the agent identity a thread was started as: the alias
+// follows it, then a colon, a newline and the instructions.
+const AgentSection = "You act as the nexus agent "
+
+// agentNote is the sim model's account of the agent instructions it was
+// given (none: ""): the alias and the first line of the instructions,
+// bounded, so a person (and a test) can see that they reached the turn.
+func agentNote(system string) string {
+	_, rest, ok := strings.Cut(system, AgentSection)
+	if !ok {
+		return ""
+	}
+	alias, instr, _ := strings.Cut(rest, ":\n")
+	first, _, _ := strings.Cut(strings.TrimSpace(instr), "\n")
+	if r := []rune(first); len(r) > 120 {
+		first = string(r[:120]) + "…"
+	}
+	return fmt.Sprintf("As agent %s I follow my instructions: %s\n", alias, first)
 }
