@@ -65,6 +65,7 @@ commands:
   serve                 host with no UI until SIGTERM (nexus starts a background one itself)
   host status|stop      the background host: what it runs; stop it [--force]
   thread new|list|show|fork|archive|rename
+  agent add|list|show|remove   agent identities: alias, profile, instructions
   send THREAD TEXT [--mode auto|steer|restart|queue]
   queue THREAD list|hold|release|remove [RUN]
   interrupt THREAD [--hold-queue]
@@ -160,6 +161,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdHost(ctx, args)
 	case "thread":
 		return a.cmdThread(ctx, args)
+	case "agent":
+		return a.cmdAgent(ctx, args)
 	case "send":
 		return a.cmdSend(ctx, args)
 	case "queue":

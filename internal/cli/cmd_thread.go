@@ -55,6 +55,8 @@ type threadOpts struct {
 	yes                        bool
 	worktree                   bool
 	branch                     string
+	// agent is the alias of the agent identity the thread starts as.
+	agent string
 }
 
 func (o *threadOpts) flags(fs *flag.FlagSet) {
@@ -99,7 +101,7 @@ func (a *app) createThread(ctx context.Context, s *session, o threadOpts) (*core
 		allow = []string{"write", "command"}
 	}
 	cmd := core.Command{Kind: core.CmdThreadCreate, Provider: prof.Name, Caps: prof.Caps, NewThread: core.NewID("t"),
-		Workspace: abs, Title: title, BudgetUSD: o.budget, MaxTokens: o.maxTokens, Allow: allow}
+		Workspace: abs, Title: title, BudgetUSD: o.budget, MaxTokens: o.maxTokens, Allow: allow, Agent: o.agent}
 	if o.branch != "" && !o.worktree {
 		return nil, usageErr("--branch needs --worktree")
 	}
@@ -124,7 +126,8 @@ func (a *app) threadNew(ctx context.Context, args []string) error {
 	fs.StringVar(&o.title, "title", "", "title")
 	fs.BoolVar(&o.worktree, "worktree", false, "give the thread its own git worktree of the workspace")
 	fs.StringVar(&o.branch, "branch", "", "with --worktree: create this branch for it")
-	if _, err := parseArgs(fs, args, 0, 0, "nexus thread new [--provider P] [--workspace DIR] [--title T] [--worktree [--branch B]] [--budget-usd X] [--max-tokens N] [--yes]"); err != nil {
+	fs.StringVar(&o.agent, "agent", "", "start the thread as this agent (nexus agent list): its profile and instructions")
+	if _, err := parseArgs(fs, args, 0, 0, "nexus thread new [--agent A | --provider P] [--workspace DIR] [--title T] [--worktree [--branch B]] [--budget-usd X] [--max-tokens N] [--yes]"); err != nil {
 		return err
 	}
 	s, err := a.connect(ctx)
@@ -132,6 +135,9 @@ func (a *app) threadNew(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.stop()
+	if err := a.asAgent(ctx, s, fs, &o); err != nil {
+		return err
+	}
 	rec, err := a.createThread(ctx, s, o)
 	if err != nil {
 		return err
@@ -213,6 +219,9 @@ func (a *app) threadShow(ctx context.Context, args []string) error {
 	fmt.Fprintf(a.stdout, "%s  %s  [%s]  %s\n", v.ID, v.Title, v.Provider, v.Status)
 	if v.ForkedFrom != "" {
 		fmt.Fprintf(a.stdout, "forked from %s at run %d\n", v.ForkedFrom, v.ForkRun)
+	}
+	if v.Agent != "" {
+		fmt.Fprintf(a.stdout, "agent @%s (%s)\n", v.AgentAlias, v.Agent)
 	}
 	if v.Worktree != "" {
 		fmt.Fprintf(a.stdout, "worktree %s (%s) of %s\n", v.Worktree, branchOrDetached(v.Branch), v.Repo)

@@ -66,8 +66,14 @@ func TestJSONShapes(t *testing.T) {
 	}
 	wt := strings.TrimSpace(nexus(ExitOK, "thread", "new", "--workspace", repo, "--worktree", "--branch", "nexus/demo"))
 	add("thread_show", nexus(ExitOK, "thread", "show", wt, "--json"))
+	// A thread started as an agent names it; the agent views.
+	nexus(ExitOK, "agent", "add", "reviewer", "--instructions", "Say pass or fail.")
+	as := strings.TrimSpace(nexus(ExitOK, "thread", "new", "--agent", "reviewer"))
+	add("thread_show", nexus(ExitOK, "thread", "show", as, "--json"))
+	add("agent_list", nexus(ExitOK, "agent", "list", "--json"))
+	add("agent_show", nexus(ExitOK, "agent", "show", "reviewer", "--json"))
 
-	for _, name := range []string{"thread_show", "thread_list", "requests", "log", "usage"} {
+	for _, name := range []string{"thread_show", "thread_list", "requests", "log", "usage", "agent_list", "agent_show"} {
 		var lines []string
 		for l := range shapes[name] {
 			lines = append(lines, l)

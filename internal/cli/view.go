@@ -10,16 +10,20 @@ import (
 // output"). Field names never change; new fields may be added.
 
 type ThreadView struct {
-	ID          string            `json:"id"`
-	Title       string            `json:"title"`
-	Provider    string            `json:"provider"`
-	Status      core.ThreadStatus `json:"status"`
-	Workspace   string            `json:"workspace,omitempty"`
-	Worktree    string            `json:"worktree,omitempty"`
-	Repo        string            `json:"repo,omitempty"`
-	Branch      string            `json:"branch,omitempty"`
-	ForkedFrom  string            `json:"forkedFrom,omitempty"`
-	ForkRun     int               `json:"forkRun,omitempty"`
+	ID         string            `json:"id"`
+	Title      string            `json:"title"`
+	Provider   string            `json:"provider"`
+	Status     core.ThreadStatus `json:"status"`
+	Workspace  string            `json:"workspace,omitempty"`
+	Worktree   string            `json:"worktree,omitempty"`
+	Repo       string            `json:"repo,omitempty"`
+	Branch     string            `json:"branch,omitempty"`
+	ForkedFrom string            `json:"forkedFrom,omitempty"`
+	ForkRun    int               `json:"forkRun,omitempty"`
+	// Agent and AgentAlias: the agent identity the thread was started as
+	// (nexus thread new --agent), kept if the agent is removed.
+	Agent       string            `json:"agent,omitempty"`
+	AgentAlias  string            `json:"agentAlias,omitempty"`
 	QueueHeld   bool              `json:"queueHeld"`
 	Runs        []RunView         `json:"runs"`
 	Requests    []RequestView     `json:"requests"`
@@ -101,7 +105,7 @@ func viewThread(st *core.State, th *core.Thread) ThreadView {
 		ForkedFrom: th.ForkedFrom, ForkRun: th.ForkRun, QueueHeld: th.QueueHeld,
 		Runs: []RunView{}, Requests: []RequestView{}, Todos: []TodoView{},
 		Checkpoints: []core.Checkpoint{}, Handoffs: []core.Handoff{},
-		Usage: core.ThreadTotal(st, th), BudgetUSD: th.BudgetUSD, MaxTokens: th.MaxTokens}
+		Usage: core.ThreadTotal(st, th), BudgetUSD: th.BudgetUSD, MaxTokens: th.MaxTokens, Agent: th.Agent, AgentAlias: th.AgentAlias}
 	for _, r := range st.RunsOf(th.ID) {
 		rv := RunView{Ordinal: r.Ordinal, Status: r.Status, Text: r.Text, Steers: r.Steers, Reply: r.Reply,
 			Error: r.Error, Held: r.Held, TokensIn: r.TokensIn, TokensOut: r.TokensOut, CostUSD: r.CostUSD, CostUnknown: r.NoCost,
