@@ -30,6 +30,9 @@ type Profile struct {
 	// BudgetUSD and MaxTokens are a new thread's budget (0: none).
 	BudgetUSD float64
 	MaxTokens int
+	// Agent is the alias of an agent identity to start the thread as
+	// ("" for a plain profile); the UI adds these from the state.
+	Agent string
 }
 
 // Options configure Run.

@@ -51,7 +51,7 @@ func newNewThreadDialog(st themes.Styles, profiles []Profile, workspace string, 
 // openNewThread opens the dialog and asks which repository holds the
 // default workspace, to decide whether a worktree is on by default.
 func (m *Model) openNewThread() tea.Cmd {
-	d := newNewThreadDialog(m.st, m.opts.Profiles, m.opts.Workspace, m.worktreesOffered())
+	d := newNewThreadDialog(m.st, withAgents(m.opts.Profiles, m.state), m.opts.Workspace, m.worktreesOffered())
 	m.pushDialog(d)
 	if !m.worktreesOffered() {
 		return nil
@@ -163,7 +163,7 @@ func (d *newThreadDialog) view(st *themes.Styles, maxW, maxH int) []string {
 	}
 	body := []string{label(fieldProvider, "Provider")}
 	for i, p := range d.profiles {
-		line := p.Name
+		line := choiceLabel(p)
 		if p.Description != "" {
 			line += " · " + p.Description
 		}

@@ -9,7 +9,9 @@
 // emulator of the PTY panes) and ultraviolet (the key type vt encodes).
 // It never imports store, providers, workers, internal/config or the
 // host (internal/layout/deps_test.go enforces it): provider profiles for
-// the new-thread dialog come in through Options.Profiles, diffs through
+// the new-thread dialog come in through Options.Profiles (the agent
+// identities it lists after them come from the core.State the UI holds,
+// on those profiles: agents.go), diffs through
 // Options.Diff, git worktree operations through Options.Worktrees. Only
 // internal/cli wires a backend in.
 //
@@ -227,8 +229,8 @@
 //
 //	ctrl+c        clear the draft; on an empty one quit (asks first while
 //	              runs are active)
-//	ctrl+n        new thread dialog (provider profile, title, workspace,
-//	              own worktree and its branch)
+//	ctrl+n        new thread dialog (provider profile or agent, title,
+//	              workspace, own worktree and its branch)
 //	ctrl+o        jump to the oldest request waiting for you, across all
 //	              threads: selects its thread; the request shows in the
 //	              composer area, ready for a digit

@@ -68,7 +68,7 @@ func (m *Model) createThread(id string, p Profile, title, workspace string, wt *
 		id = core.NewID("t")
 	}
 	cmd := core.Command{ID: newCommandID(), Kind: core.CmdThreadCreate, NewThread: id,
-		Provider: p.Name, Caps: p.Caps, Title: title, Allow: p.Allow, BudgetUSD: p.BudgetUSD, MaxTokens: p.MaxTokens}
+		Provider: p.Name, Caps: p.Caps, Title: title, Allow: p.Allow, BudgetUSD: p.BudgetUSD, MaxTokens: p.MaxTokens, Agent: p.Agent}
 	ctx, b := m.ctx, m.backend
 	var add func(context.Context, WorktreeSpec) (WorktreeMade, error)
 	if wt != nil && m.opts.Worktrees != nil {
