@@ -198,9 +198,9 @@ func TestBackgroundHostOutlivesTheUI(t *testing.T) {
 	}
 	// Claude Code's approval outlived both UIs: answered in the third,
 	// it completes the run the first send started.
-	tt.keys("C-o")
-	tt.waitFor("╭─ Approval")
-	tt.keys("y")
+	tt.keys("C-o") // the request shows in the composer area, ready for its digit
+	tt.waitFor("1 allow once")
+	tt.keys("1")
 	eventually(t, "the Claude run to complete after the approval", func() bool {
 		r := e.show(cl).Runs
 		return len(r) == 1 && r[0].Status == "completed"

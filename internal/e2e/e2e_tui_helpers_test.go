@@ -146,6 +146,13 @@ func layoutProblem(scr string, w, h int) string {
 	if cellAt(lines[h-2], 0) != '╰' || cellAt(lines[h-2], w-1) != '╯' {
 		return "the composer box does not end above the status line"
 	}
+	// The composer area (a request's box and the message box) has its
+	// edges on every row.
+	for i := bottom + 1; i < h-1; i++ {
+		if !strings.ContainsRune("│╭╰", cellAt(lines[i], 0)) || !strings.ContainsRune("│╮╯", cellAt(lines[i], w-1)) {
+			return fmt.Sprintf("row %d of the composer area has no box edges", i)
+		}
+	}
 	return ""
 }
 

@@ -124,7 +124,7 @@ func waitScreen(t *testing.T, capture func() string, want string) string {
 		if scr != last {
 			last, still = scr, time.Now()
 		}
-		if time.Since(still) > time.Minute || time.Now().After(capAt) {
+		if time.Since(still) > 5*time.Minute || time.Now().After(capAt) {
 			t.Fatalf("timed out waiting for %q (the screen stopped changing); the screen is:\n%s", want, scr)
 		}
 		time.Sleep(100 * time.Millisecond)
