@@ -63,6 +63,7 @@ func (c *renderCache) clear()          { c.runs = nil }
 func (m *Model) invalidateAll() {
 	m.conv.cache.clear()
 	m.grid.cache.clear()
+	m.wraps.drop()
 	m.threadsGen++
 }
 

@@ -46,6 +46,7 @@ type Model struct {
 	live     map[string]string    // node id -> streamed text the journal lacks
 	folds    map[string]foldState // run ("run:" + id) or node id -> open/closed
 	cmdOut   map[string]cmdLayout // run_command node id -> its output laid out (cmd_output.go)
+	wraps    wrapCache            // node id -> its text wrapped (wrap_cache.go)
 	rows     []threadRow          // non-archived threads, by creation
 	pending  []*core.Request      // pending requests of all threads, oldest first
 	active   int                  // runs running or waiting, over all threads

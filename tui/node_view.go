@@ -36,7 +36,7 @@ func (m *Model) renderNode(n *core.Node, q *core.Request, depth, w, kids int) []
 			}
 			return nil
 		}
-		return wrapIndent(text, indent+"  ", w, m.st.Assistant)
+		return m.wrapIndentCached(n.ID, text, indent+"  ", w, m.st.Assistant)
 	case core.NodeApproval, core.NodeUserInput:
 		return m.renderRequestNode(n, q, indent, w)
 	case core.NodeLLMCall:
@@ -49,7 +49,7 @@ func (m *Model) renderNode(n *core.Node, q *core.Request, depth, w, kids int) []
 	if n.Kind == core.NodeWorkerStep && n.Action == "run_command" {
 		text = m.commandOutput(n.ID, text, bw, n.Status == core.NodeRunning)
 	}
-	body := m.bodyLines(text, bw, indent+"    ")
+	body := m.bodyLinesCached(n.ID, text, bw, indent+"    ")
 	if fold == foldClosed {
 		hidden := len(body) + kids
 		if hidden > 0 {
@@ -152,16 +152,22 @@ func (m *Model) bodyLines(text string, w int, indent string) []string {
 	}
 	var out []string
 	for _, line := range strings.Split(sanitize(text), "\n") {
-		st := m.diffStyle(line)
-		parts := wrap(line, w)
-		if len(parts) == 0 {
-			parts = []string{""}
-		}
-		for _, p := range parts {
-			out = append(out, st.Render(indent+p))
-		}
+		out = append(out, m.bodyLine(line, w, indent)...)
 	}
 	return out
+}
+
+// bodyLine is one sanitized output line of bodyLines.
+func (m *Model) bodyLine(line string, w int, indent string) []string {
+	st := m.diffStyle(line)
+	parts := wrap(line, w)
+	if len(parts) == 0 {
+		parts = []string{""}
+	}
+	for i, p := range parts {
+		parts[i] = st.Render(indent + p)
+	}
+	return parts
 }
 
 // diffStyle is the style of one output line.

@@ -26,19 +26,24 @@ func wrap(text string, width int) []string {
 	if text == "" {
 		return nil
 	}
+	var out []string
+	for _, para := range strings.Split(sanitize(text), "\n") {
+		out = wrapPara(out, para, width)
+	}
+	return out
+}
+
+// wrapPara appends one sanitized paragraph (no newline in it) wrapped to
+// width cells, as wrap does for each of its paragraphs.
+func wrapPara(out []string, para string, width int) []string {
 	if width < 1 {
 		width = 1
 	}
-	var out []string
-	for _, para := range strings.Split(sanitize(text), "\n") {
-		if para == "" {
-			out = append(out, "")
-			continue
-		}
-		w := ansi.Wrap(para, width, "")
-		for _, l := range strings.Split(w, "\n") {
-			out = append(out, ansi.Truncate(strings.TrimRight(l, " "), width, ""))
-		}
+	if para == "" {
+		return append(out, "")
+	}
+	for _, l := range strings.Split(ansi.Wrap(para, width, ""), "\n") {
+		out = append(out, ansi.Truncate(strings.TrimRight(l, " "), width, ""))
 	}
 	return out
 }

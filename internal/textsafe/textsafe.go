@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -14,9 +15,11 @@ func Clean(s string) string {
 		return s
 	}
 	s = ansi.Strip(s)
+	// Invalid UTF-8 becomes U+FFFD whatever else s holds, so that a
+	// piece of text cleans the same alone as inside a longer one.
 	clean := true
 	for _, r := range s {
-		if unsafe(r) {
+		if unsafe(r) || r == utf8.RuneError {
 			clean = false
 			break
 		}

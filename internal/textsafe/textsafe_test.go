@@ -31,6 +31,16 @@ func TestClean(t *testing.T) {
 	}
 }
 
+// Invalid UTF-8 shows as U+FFFD whether or not the text holds anything
+// else to clean, so a piece of text cleans the same alone as in a whole.
+func TestCleanInvalidUTF8(t *testing.T) {
+	for _, in := range []string{"bad \xf3 byte", "\x16bad \xf3 byte", "\x1b[1mbad \xf3 byte"} {
+		if got := Clean(in); got != "bad \ufffd byte" {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, "bad \ufffd byte")
+		}
+	}
+}
+
 func TestWriter(t *testing.T) {
 	var b bytes.Buffer
 	n, err := Writer{&b}.Write([]byte("reply\x1b[31m red\x1b[0m\n"))
