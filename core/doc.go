@@ -32,7 +32,9 @@
 // TextFlushInterval after the first delta (UrgentFlushInterval for an
 // Observation marked Urgent), at the node's Final delta, or before any
 // other input of the same thread, so the journal keeps the provider's
-// order.
+// order. The buffers share one flush timer, set for the earliest deadline
+// any of them has: when it fires every buffer is handed over in the same
+// batch, so the text of all threads costs one commit per flush.
 //
 // Text is journaled once. A node.updated or run.updated whose node text
 // or run reply is the one the state holds carries none and sets

@@ -43,6 +43,9 @@ type RunnerConfig struct {
 	// RetryEvery is how soon observations a failed append lost are
 	// decided and appended again (default DefaultRetryEvery).
 	RetryEvery time.Duration
+	// TextFlush is how long streamed text may stay out of the journal
+	// (default TextFlushInterval; runner_text.go).
+	TextFlush time.Duration
 }
 
 // DefaultRetryEvery is RunnerConfig.RetryEvery's default.
@@ -60,11 +63,17 @@ type Runner struct {
 	subs    map[*sub]struct{}
 	texts   map[string]*textBuf // attempt/key -> pending delta
 	order   []string            // text buffer keys in arrival order
-	timers  map[*time.Timer]struct{}
-	snapSeq uint64 // seq of the newest snapshot written or loaded
-	wg      sync.WaitGroup
-	mu      sync.Mutex // guards timers
-	exited  bool
+	// The one flush timer of the text buffers (runner_text.go): it fires
+	// at flushAt; flushGen tells its call from a stopped one's.
+	flushTimer *time.Timer
+	flushAt    time.Time
+	flushGen   uint64
+	flushes    uint64 // timer flushes done (tests count them)
+	timers     map[*time.Timer]struct{}
+	snapSeq    uint64 // seq of the newest snapshot written or loaded
+	wg         sync.WaitGroup
+	mu         sync.Mutex // guards timers
+	exited     bool
 	// Observations nobody waits on (an effect's outcome, streamed text)
 	// that the pending batch decided: if its append fails they are held,
 	// and decided again, in order, once the journal takes appends again
@@ -76,13 +85,13 @@ type Runner struct {
 }
 
 type call struct {
-	in    *Input
-	get   bool // State
-	sub   *sub // Subscribe
-	from  uint64
-	flush string // text buffer key to flush
-	retry bool   // decide the held observations again
-	reply chan result
+	in       *Input
+	get      bool // State
+	sub      *sub // Subscribe
+	from     uint64
+	flushAll uint64 // flush every text buffer (the timer's generation)
+	retry    bool   // decide the held observations again
+	reply    chan result
 	// pending is the result sent once the batch is durable.
 	pending result
 }
@@ -98,8 +107,7 @@ type textBuf struct {
 	obs Observation
 	// text accumulates the deltas; obs.Text is set from it at the flush
 	// (appending to a string copies it: quadratic in a busy second).
-	text  strings.Builder
-	timer *time.Timer
+	text strings.Builder
 }
 
 // NewRunner loads the newest valid snapshot and replays the journal's tail.
@@ -212,8 +220,8 @@ func (r *Runner) step(c *call) bool {
 			c.reply <- result{seq: r.k.State().Seq}
 		}
 		return false
-	case c.flush != "":
-		r.flushText(c.flush)
+	case c.flushAll != 0:
+		r.flushAll(c.flushAll)
 		return false
 	case c.retry:
 		held := r.held
@@ -377,6 +385,9 @@ func (r *Runner) schedule(e Effect) {
 func (r *Runner) shutdown() error {
 	for _, key := range append([]string(nil), r.order...) {
 		r.flushText(key)
+	}
+	if r.flushTimer != nil {
+		r.flushTimer.Stop()
 	}
 	_, _ = r.k.Step(Input{Shutdown: &Recover{At: r.now()}})
 	err := r.commit(nil)

@@ -36,26 +36,18 @@ func (s *scripted) exec(e Effect) {
 
 func startRunner(t *testing.T, j Journal, sc *scripted) (*Runner, func()) {
 	t.Helper()
-	r, err := NewRunner(RunnerConfig{Journal: j, Exec: func(e Effect) {
+	ready := make(chan struct{})
+	r, stop := runWith(t, RunnerConfig{Journal: j, Exec: func(e Effect) {
+		<-ready
 		if sc != nil {
 			sc.exec(e)
 		}
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if sc != nil {
 		sc.r = r
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	return r, func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("runner: %v", err)
-		}
-	}
+	close(ready)
+	return r, stop
 }
 
 func newThread(t *testing.T, r *Runner, id string) {
@@ -407,19 +399,9 @@ func (j *fullJournal) Append(ctx context.Context, cs []Commit) error {
 // interrupt is refused with the error and works afterwards.
 func TestRunnerHoldsObservationsAcrossAFullDisk(t *testing.T) {
 	j := &fullJournal{MemJournal: &MemJournal{}}
-	r, err := NewRunner(RunnerConfig{Journal: j, Exec: func(Effect) {}, RetryEvery: 10 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("runner: %v", err)
-		}
-	}()
+	r, stop := runWith(t, RunnerConfig{Journal: j, Exec: func(Effect) {}, RetryEvery: 10 * time.Millisecond})
+	defer stop()
+	ctx := context.Background()
 	newThread(t, r, "t1")
 	rec, err := r.Submit(ctx, Command{ID: "c-send", Kind: CmdMessageSend, Thread: "t1", Text: "hi"})
 	if err != nil {

@@ -12,6 +12,11 @@ var contextBackground = context.Background()
 // hands the joined text to the kernel at most TextFlushInterval later, at
 // the node's final delta, or before any other input of the same thread,
 // so the journal keeps the order the provider produced.
+//
+// One flush serves every buffer: the Runner keeps a single deadline, the
+// earliest any buffer needs, and when it comes it hands every buffer to
+// the kernel in one batch, so the text of many threads costs one commit
+// (one fsync) per flush, not one per thread or line.
 
 // bufferText takes a text delta for an existing node. It reports false
 // when the delta must go through the kernel now (the node does not exist
@@ -37,13 +42,14 @@ func (r *Runner) bufferText(o *Observation) bool {
 		b.obs.Text = ""
 		r.texts[key] = b
 		r.order = append(r.order, key)
-		wait := TextFlushInterval
-		if o.Urgent {
+		wait := r.cfg.TextFlush
+		if wait <= 0 {
+			wait = TextFlushInterval
+		}
+		if o.Urgent && wait > UrgentFlushInterval {
 			wait = UrgentFlushInterval
 		}
-		b.timer = time.AfterFunc(wait, func() {
-			_ = r.post(contextBackground, &call{flush: key})
-		})
+		r.flushBy(time.Now().Add(wait))
 	}
 	b.text.WriteString(o.Text)
 	b.obs.At = o.At
@@ -71,7 +77,6 @@ func (r *Runner) flushText(key string) {
 			break
 		}
 	}
-	b.timer.Stop()
 	b.obs.Text = b.text.String()
 	r.stepUnsaved(Input{Obs: &b.obs})
 }
@@ -82,5 +87,36 @@ func (r *Runner) flushThread(thread string) {
 		if b := r.texts[key]; b != nil && b.obs.Thread == thread {
 			r.flushText(key)
 		}
+	}
+}
+
+// flushBy makes sure every buffer is flushed by at: the one flush timer
+// moves earlier if it would fire later (or is not set).
+func (r *Runner) flushBy(at time.Time) {
+	if r.flushTimer != nil && !r.flushAt.After(at) {
+		return
+	}
+	if r.flushTimer != nil {
+		r.flushTimer.Stop()
+	}
+	r.flushGen++
+	gen := r.flushGen
+	r.flushAt = at
+	r.flushTimer = time.AfterFunc(time.Until(at), func() {
+		_ = r.post(contextBackground, &call{flushAll: gen})
+	})
+}
+
+// flushAll hands every buffer to the kernel, oldest first, when the
+// timer that fired is the current one (a moved timer's late call is
+// ignored).
+func (r *Runner) flushAll(gen uint64) {
+	if gen != r.flushGen {
+		return
+	}
+	r.flushTimer = nil
+	r.flushes++
+	for _, key := range append([]string(nil), r.order...) {
+		r.flushText(key)
 	}
 }

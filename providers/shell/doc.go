@@ -34,7 +34,10 @@
 // served by the host). None of it is journaled: keys typed into the
 // terminal are live input, like tmux; what a turn typed and read stays
 // journaled as the run's text, made from the same reads (ptyterm.Text)
-// on the PTY's reader.
+// on the PTY's reader. That text is ordinary streamed text: on screen at
+// once (node.delta), in the journal coalesced with every other thread's
+// text at most a second later or when the turn ends (core's
+// TextFlushInterval), never a commit per line.
 //
 // The PTY starts at 120x40 with TERM=xterm-256color. When the process
 // exits, every feed ends, after its last bytes, with

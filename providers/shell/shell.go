@@ -286,7 +286,7 @@ func (s *session) output(text string) {
 	}
 	s.mu.Unlock()
 	if t != nil && text != "" {
-		t.Obs(core.Observation{Kind: core.ObsText, Key: s.key(t), Text: text, Urgent: true})
+		t.Obs(core.Observation{Kind: core.ObsText, Key: s.key(t), Text: text})
 	}
 }
 
