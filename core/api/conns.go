@@ -14,6 +14,27 @@ func (s *Server) Conns() int {
 	return len(s.conns)
 }
 
+// ConnsChanged returns a channel that is closed the next time a client
+// connection opens or closes. Take it before reading Conns (or calling
+// CloseIfIdle) and wait on it after, and no change is missed: a host
+// waits for its clients to leave without polling.
+func (s *Server) ConnsChanged() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
+// connsChanged wakes the waiters of ConnsChanged; s.mu is held.
+func (s *Server) connsChanged() {
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+}
+
 // CloseIfIdle reports whether no client connection is open and, if so,
 // makes the server refuse (close at once) every connection it accepts
 // from then on. A command-line host calls it before it exits: checking
@@ -128,6 +149,7 @@ func (s *Server) admit(nc net.Conn) bool {
 	}
 	s.full = false
 	s.conns[nc] = struct{}{}
+	s.connsChanged()
 	s.mu.Unlock()
 	return true
 }

@@ -180,7 +180,7 @@
 //
 // Server: NewServer, then SetLimits and SetAdmin if wanted, then Serve
 // once, from any goroutine; cancel its context to stop it. SetLog,
-// Conns, CloseIfIdle and Refuse may be called at any time. The backend
+// Conns, ConnsChanged, CloseIfIdle and Refuse may be called at any time. The backend
 // must be safe for concurrent use (the Runner is).
 //
 // Client: every method is safe for concurrent use. Requests (hello,

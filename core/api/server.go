@@ -43,6 +43,9 @@ type Server struct {
 	full     bool                  // the last connection was refused for MaxConns
 	log      func(line string)     // SetLog; nil: lines are dropped
 	wg       sync.WaitGroup        // connection goroutines
+	// changed is closed, and replaced, whenever a client connection
+	// opens or closes (ConnsChanged); nil until first asked for.
+	changed chan struct{}
 }
 
 // NewServer returns a server for b that answers hello with info, within
@@ -179,6 +182,7 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 		reader.Wait()
 		s.mu.Lock()
 		delete(s.conns, nc)
+		s.connsChanged()
 		s.mu.Unlock()
 	}()
 	c := &conn{nc: nc, w: bufio.NewWriterSize(nc, 64<<10)}

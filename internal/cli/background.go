@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/internal/config"
 	"github.com/nexus-tui/nexus/internal/host"
 )
@@ -164,38 +165,42 @@ func lastLine(path string) string {
 
 // serveBackground runs a started background host until it is stopped
 // (SIGTERM, host.stop), its kernel dies, or nothing has needed it for
-// linger: no client connected, no live work.
+// linger: no client connected, no live work. It wakes only when a client
+// comes or goes, an event is journaled, or the linger period ends
+// (Host.Watch): an idle host sleeps.
 func serveBackground(ctx context.Context, h *host.Host, linger time.Duration) {
-	tick := time.NewTicker(500 * time.Millisecond)
-	defer tick.Stop()
-	idleSince, seenClient := time.Now(), false
-	for {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
 		select {
-		case <-ctx.Done():
-			return
-		case <-h.Dead():
-			return
 		case <-h.StopRequested():
-			return
-		case <-tick.C:
+			cancel()
+		case <-ctx.Done():
 		}
+	}()
+	idleSince, seenClient := time.Now(), false
+	_ = h.Watch(ctx, func(st *core.State) (bool, time.Duration) {
 		busy := h.Server().Connections() > 0
 		seenClient = seenClient || busy
-		if !busy {
-			if live, err := h.Live(ctx); err != nil || live.Any() {
-				busy = true
-			}
+		if busy || h.LiveIn(st).Any() {
+			idleSince = time.Time{}
+			return false, 0
 		}
-		if busy {
+		if idleSince.IsZero() {
 			idleSince = time.Now()
-			continue
+		}
+		if linger < 0 {
+			return false, 0
 		}
 		wait := linger
 		if !seenClient {
 			wait = max(wait, firstClientGrace)
 		}
-		if linger >= 0 && time.Since(idleSince) >= wait && h.Server().CloseIfIdle() {
-			return
+		if left := wait - time.Since(idleSince); left > 0 {
+			return false, left
 		}
-	}
+		// A client that connected just now is a change: Watch calls
+		// again when it leaves.
+		return h.Server().CloseIfIdle(), 0
+	})
 }

@@ -10,7 +10,11 @@
 // in process (internal/host). A command that only reads (thread show,
 // requests, diff) and finds no host hosts only itself, serving nobody.
 // verify and export go through a running host; verify --repair and
-// import open the journal exclusively.
+// import open the journal exclusively. A command that became the host
+// lingers while clients are connected or runs run, and drains its
+// clients before it exits; a background host leaves after its linger
+// period with no client and no live work. All three wait on
+// host.Host.Watch: signals, never a polling loop.
 //
 // # Waiting
 //

@@ -136,51 +136,44 @@ func hostRefusal(err error) error {
 
 // linger keeps a command-line host serving while clients are connected or
 // runs are running, so a second terminal's `nexus send --mode steer` or a
-// queued run is not cut off when the first command finishes.
+// queued run is not cut off when the first command finishes. It wakes
+// only when a client comes or goes or an event is journaled (Host.Watch).
 func (s *session) linger(ctx context.Context) {
 	if s.host == nil {
 		return
 	}
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
-		if err != nil {
-			return
-		}
-		busy := false
-		for _, r := range st.Runs {
-			if r.Status == core.RunRunning {
-				busy = true
-				break
-			}
-		}
-		for _, op := range st.Operations {
-			if op.Status == core.OpRunning {
-				busy = true
-			}
-		}
+	_ = s.host.Watch(ctx, func(st *core.State) (bool, time.Duration) {
 		// Deciding that no client is connected and refusing new ones
 		// is one step, so a client that connects as this host decides
 		// to exit is refused (and retries) rather than dropped mid-call.
-		if !busy && s.host.Server().CloseIfIdle() {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+		return !hostBusy(st) && s.host.Server().CloseIfIdle(), 0
+	})
+}
+
+// hostBusy reports a run running or an operation (a rollback) under way.
+func hostBusy(st *core.State) bool {
+	for _, r := range st.Runs {
+		if r.Status == core.RunRunning {
+			return true
 		}
 	}
+	for _, op := range st.Operations {
+		if op.Status == core.OpRunning {
+			return true
+		}
+	}
+	return false
 }
 
 // drain keeps a command-line host serving until no client is connected,
 // refusing new ones from that instant (Server.CloseIfIdle), so no
-// invocation that found this host is cut off by its exit.
+// invocation that found this host is cut off by its exit. It wakes only
+// when a client comes or goes (or an event is journaled); a kernel that
+// stopped ends it at once.
 func (s *session) drain() {
-	for !s.host.Server().CloseIfIdle() {
-		time.Sleep(50 * time.Millisecond)
-	}
+	_ = s.host.Watch(context.Background(), func(*core.State) (bool, time.Duration) {
+		return s.host.Server().CloseIfIdle(), 0
+	})
 }
 
 // stateOf is the host's state narrowed to what a command shows: brief

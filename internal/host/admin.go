@@ -41,6 +41,11 @@ func (h *Host) Live(ctx context.Context) (api.LiveWork, error) {
 	if err != nil {
 		return api.LiveWork{}, err
 	}
+	return h.LiveIn(st), nil
+}
+
+// LiveIn is Live counted in st (a state Watch keeps).
+func (h *Host) LiveIn(st *core.State) api.LiveWork {
 	var l api.LiveWork
 	for _, r := range st.Runs {
 		switch r.Status {
@@ -61,7 +66,7 @@ func (h *Host) Live(ctx context.Context) (api.LiveWork, error) {
 			l.Terminals++
 		}
 	}
-	return l, nil
+	return l
 }
 
 // Status implements api.Admin.

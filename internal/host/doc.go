@@ -19,6 +19,12 @@
 // own (the journal failed beyond recovery), with Err saying why: its
 // owner closes the host and exits non-zero.
 //
+// Whoever decides when a host may leave (a command-line host's linger
+// and drain, a background host's linger period) does it through Watch
+// (watch.go): a check of the state called again only when a client
+// connects or leaves, an event is journaled, or a deadline the check
+// asked for comes. Nothing polls, and an idle host sleeps.
+//
 // # Notify command
 //
 // With [notify] command set, the host follows its own journal
