@@ -57,6 +57,7 @@
 //	submit       core.Command                        core.Receipt
 //	state        (none)                              core.State (call Reindex after decoding)
 //	subscribe    {"from": uint64}                    {"state": core.State} (state only when from == 0)
+//	             (+ "threads", "brief", "watch": a StateQuery)
 //	term.attach  {"thread": string}                  {} then "term" notifications
 //	term.input   {"thread": string, "data": base64}  {}
 //	term.resize  {"thread": string, "cols", "rows"}  {}
@@ -161,6 +162,13 @@
 // The command line asks for what it shows (a thread list is brief, thread
 // show asks for its thread, send for the threads of its runs), so one
 // thread's long outputs never make another command's reply too large.
+//
+// A subscribe with {"watch": true} narrows its events too (watch.go): the
+// UI names the threads it shows, and other threads' live deltas are left
+// out and their text blanked in the events that still come (node.text,
+// node and run updates), so seqs stay gapless and the thread list keeps
+// every status; the starting state keeps their nodes without text. A UI
+// that shows another thread subscribes again from 0 with the new set.
 //
 // # Server behaviour
 //

@@ -285,21 +285,35 @@ type stream struct {
 // newStream forwards ch as notifications named method; errf says why ch
 // was closed.
 func newStream[T any](method string, ch <-chan T, errf func() error, cancel context.CancelFunc) *stream {
+	return newFilteredStream(method, ch, errf, cancel, nil)
+}
+
+// newFilteredStream is newStream whose values go through filter first
+// (nil: as they are); a value it refuses is not sent.
+func newFilteredStream[T any](method string, ch <-chan T, errf func() error, cancel context.CancelFunc, filter func(T) (T, bool)) *stream {
 	return &stream{cancel: cancel, pump: func(ctx context.Context, c *conn, items <-chan item) {
-		pump(ctx, c, method, ch, errf, items)
+		pump(ctx, c, method, ch, errf, items, filter)
 	}}
 }
 
 // pump forwards a stream's values as notifications until it ends, the
 // client goes away or the host stops. The connection carries nothing else
 // from now on.
-func pump[T any](ctx context.Context, c *conn, method string, ch <-chan T, errf func() error, items <-chan item) {
+func pump[T any](ctx context.Context, c *conn, method string, ch <-chan T, errf func() error, items <-chan item, filter func(T) (T, bool)) {
 	for {
 		select {
 		case v, ok := <-ch:
 			if !ok {
 				c.write(endLine(ctx, errf()), true)
 				return
+			}
+			if filter != nil {
+				if v, ok = filter(v); !ok {
+					if len(ch) == 0 {
+						c.flush()
+					}
+					continue
+				}
 			}
 			line, err := json.Marshal(notification{JSONRPC: "2.0", Method: method, Params: &v})
 			if err != nil {
@@ -421,6 +435,11 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		if err != nil {
 			cancel()
 			return nil, nil, err
+		}
+		if p.Watch {
+			q := StateQuery{Threads: p.Threads, Brief: p.Brief, Watch: true}
+			return subscribeResult{State: watchState(sub.State, q)},
+				newFilteredStream(NotifyEvent, sub.Events, sub.Err, cancel, watchFilter(p.Threads)), nil
 		}
 		return subscribeResult{State: queryState(sub.State, StateQuery{Threads: p.Threads, Brief: p.Brief})}, newStream(NotifyEvent, sub.Events, sub.Err, cancel), nil
 	case MethodTermAttach, MethodTermInput, MethodTermResize:

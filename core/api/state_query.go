@@ -17,9 +17,13 @@ import (
 type StateQuery struct {
 	Threads []string `json:"threads,omitempty"`
 	Brief   bool     `json:"brief,omitempty"`
+	// Watch, for a subscription: its events too carry the transcripts of
+	// Threads only, and its starting state keeps the other threads'
+	// nodes without their text (watch.go).
+	Watch bool `json:"watch,omitempty"`
 }
 
-func (q StateQuery) whole() bool { return !q.Brief && len(q.Threads) == 0 }
+func (q StateQuery) whole() bool { return !q.Brief && !q.Watch && len(q.Threads) == 0 }
 
 // StateOf is State narrowed by q.
 func (c *Client) StateOf(ctx context.Context, q StateQuery) (*core.State, error) {

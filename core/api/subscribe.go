@@ -36,10 +36,11 @@ func (c *Client) Subscribe(ctx context.Context, from uint64) (*core.Subscription
 }
 
 // SubscribeOf is Subscribe whose starting state (from 0) is narrowed by q,
-// as StateOf's is; every event still arrives.
+// as StateOf's is; every event still arrives, whole unless q.Watch
+// (watch.go).
 func (c *Client) SubscribeOf(ctx context.Context, from uint64, q StateQuery) (*core.Subscription, error) {
 	var res subscribeResult
-	nc, lr, err := c.open(ctx, MethodSubscribe, subscribeParams{From: from, Threads: q.Threads, Brief: q.Brief}, &res)
+	nc, lr, err := c.open(ctx, MethodSubscribe, subscribeParams{From: from, Threads: q.Threads, Brief: q.Brief, Watch: q.Watch}, &res)
 	if err != nil {
 		return nil, err
 	}

@@ -120,6 +120,7 @@ type subscribeParams struct {
 	From    uint64   `json:"from"`
 	Threads []string `json:"threads,omitempty"`
 	Brief   bool     `json:"brief,omitempty"`
+	Watch   bool     `json:"watch,omitempty"`
 }
 
 type subscribeResult struct {
