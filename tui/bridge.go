@@ -40,6 +40,11 @@ type snapshotMsg struct {
 	// damaged is why a finished run's history could not be read (the
 	// run shows without it), or nil.
 	damaged error
+	// rewatch: the subscription was made for a new set of shown threads
+	// (watch.go); what the model tracks per thread stays.
+	rewatch bool
+	// watch is where the model tells the shown threads; nil: nowhere.
+	watch func([]string)
 }
 
 // frameMsg is one frame's worth of events.
@@ -66,10 +71,14 @@ type bridge struct {
 	unjournaled map[string]string
 	frame       frameMsg
 	pending     bool
+	// watch is the set of shown threads (watch.go); rewatch marks the
+	// snapshot of a subscription made for a new set.
+	watch   *watchBox
+	rewatch bool
 }
 
 func newBridge(b Backend, send func(tea.Msg)) *bridge {
-	return &bridge{backend: b, send: send, resync: make(chan struct{}, 1), unjournaled: map[string]string{}}
+	return &bridge{backend: b, send: send, resync: make(chan struct{}, 1), unjournaled: map[string]string{}, watch: newWatchBox()}
 }
 
 // requestResync asks for a fresh snapshot; it never blocks.
@@ -93,7 +102,7 @@ func (br *bridge) run(ctx context.Context) {
 			from = last + 1
 		}
 		sctx, cancel := context.WithCancel(ctx)
-		sub, err := br.backend.Subscribe(sctx, from)
+		sub, err := br.subscribe(sctx, from)
 		if err == nil {
 			if lost != nil {
 				lost = nil
@@ -108,7 +117,8 @@ func (br *bridge) run(ctx context.Context) {
 				// sealed, each read from the store on first use: read
 				// them here, so no frame of the UI waits on the store.
 				damaged := sub.State.ThawAll()
-				br.send(snapshotMsg{state: sub.State, damaged: damaged})
+				br.send(snapshotMsg{state: sub.State, damaged: damaged, rewatch: br.rewatch, watch: br.watchFunc()})
+				br.rewatch = false
 			} else {
 				br.send(frameMsg{resetLive: true})
 			}
@@ -167,6 +177,9 @@ func (br *bridge) pump(ctx context.Context, sub *core.Subscription, last *uint64
 			tick = nil
 			br.flush()
 		case <-br.resync:
+			return true, nil
+		case <-br.watch.changed:
+			br.rewatch = true
 			return true, nil
 		case <-ctx.Done():
 			return false, ctx.Err()

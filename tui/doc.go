@@ -53,6 +53,18 @@
 //     composer.go, status.go (banner, spinner and status line), grid.go
 //     (the multi-agent grid). Every pane returns lines of exactly its
 //     width, and render lays them side by side row by row.
+//   - Rendering costs what changed, not the run's length: an event
+//     re-renders only the runs it touched (conversation.go), and a node's
+//     text is wrapped through wrap_cache.go, which keeps per node, width
+//     and drawing the styled lines of its paragraphs up to the last safe
+//     newline, so a delta wraps the last paragraph and what it added
+//     (checked against a fresh wrap by a fuzz test).
+//   - Watching (watch.go): on a remote host (a backend with
+//     SubscribeShown) the model tells the bridge which threads are on
+//     screen (selected, or the grid's page); the bridge subscribes again
+//     from 0 for that set, so other threads' deltas and text are never
+//     decoded here. Statuses, runs and requests of every thread still
+//     arrive; the new snapshot keeps the activity and seen marks.
 //   - The composer (composer.go) is a bubbles textarea. A paste of more
 //     than 10 lines or 2 KiB (foldLines, foldBytes) is kept aside as a
 //     paste block and shown as one token, "[pasted 400 lines · 371 KB]"

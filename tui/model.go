@@ -47,6 +47,7 @@ type Model struct {
 	folds    map[string]foldState // run ("run:" + id) or node id -> open/closed
 	cmdOut   map[string]cmdLayout // run_command node id -> its output laid out (cmd_output.go)
 	wraps    wrapCache            // node id -> its text wrapped (wrap_cache.go)
+	watch    watching             // the shown threads the bridge was told (watch.go)
 	rows     []threadRow          // non-archived threads, by creation
 	pending  []*core.Request      // pending requests of all threads, oldest first
 	active   int                  // runs running or waiting, over all threads
@@ -178,6 +179,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if c := m.syncRequestBox(); c != nil {
 		cmd = tea.Batch(cmd, c)
 	}
+	m.syncWatch()
 	return m, cmd
 }
 
@@ -186,7 +188,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 	case snapshotMsg:
-		m.loadSnapshot(msg.state)
+		m.watch.tell = msg.watch
+		m.loadSnapshot(msg.state, msg.rewatch)
 		if msg.damaged != nil {
 			return tea.Batch(m.startSpinner(), m.setFlash(msg.damaged.Error(), true))
 		}
@@ -242,15 +245,18 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 }
 
 // loadSnapshot replaces the projection.
-func (m *Model) loadSnapshot(st *core.State) {
+// keep (a new set of shown threads) keeps what it tracks per thread.
+func (m *Model) loadSnapshot(st *core.State, keep bool) {
 	if st == nil {
 		st = core.NewState()
 	}
 	st.Reindex()
 	m.state = st
 	m.live = map[string]string{}
-	m.activity = map[string]uint64{}
-	m.seen = map[string]uint64{}
+	if !keep {
+		m.activity = map[string]uint64{}
+		m.seen = map[string]uint64{}
+	}
 	m.invalidateAll()
 	m.derive()
 	if m.selected == "" || m.state.Threads[m.selected] == nil {

@@ -166,8 +166,8 @@
 // A subscribe with {"watch": true} narrows its events too (watch.go): the
 // UI names the threads it shows, and other threads' live deltas are left
 // out and their text blanked in the events that still come (node.text,
-// node and run updates), so seqs stay gapless and the thread list keeps
-// every status; the starting state keeps their nodes without text. A UI
+// node updates; a run's reply is cut to what a notification shows), so
+// seqs stay gapless and the thread list keeps every status; the starting state keeps their nodes without text. A UI
 // that shows another thread subscribes again from 0 with the new set.
 //
 // # Server behaviour

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nexus-tui/nexus/core"
 )
@@ -13,9 +14,10 @@ import (
 // all of it. A watching subscription (StateQuery.Watch) carries the
 // transcripts of the threads it names only: other threads' live deltas
 // are left out and their transcript text is blanked in the events that
-// still arrive (node.text, node and run updates), so seqs stay gapless
-// and every entity event the thread list needs (threads, runs, requests,
-// node titles and statuses) arrives as before. The starting state keeps
+// still arrive (node.text, node updates; a run's reply is cut to what a
+// notification shows, core.MaxNoticeText), so seqs stay gapless and
+// every entity event the thread list and the notifications need
+// (threads, runs, requests, node titles and statuses) arrives as before. The starting state keeps
 // other threads' nodes without their text. To show another thread the
 // client subscribes again from 0 with the new set.
 
@@ -44,9 +46,9 @@ func watchFilter(threads []string) func(core.Event) (core.Event, bool) {
 			c.Text = ""
 			ev.Payload.Node = &c
 		}
-		if r := ev.Payload.Run; r != nil && r.Reply != "" {
+		if r := ev.Payload.Run; r != nil && len(r.Reply) > core.MaxNoticeText {
 			c := *r
-			c.Reply = ""
+			c.Reply = head(r.Reply, core.MaxNoticeText)
 			ev.Payload.Run = &c
 		}
 		return ev, true
@@ -81,4 +83,15 @@ func (c *conn) flush() {
 	}
 	c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
 	_ = c.w.Flush()
+}
+
+// head is s cut to at most n bytes on a rune boundary.
+func head(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

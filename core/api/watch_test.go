@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nexus-tui/nexus/core"
 )
@@ -74,8 +75,8 @@ func TestWatchingSubscriptionCarriesShownThreadsOnly(t *testing.T) {
 		}
 		if r := ev.Payload.Run; r != nil && r.Status == core.RunCompleted {
 			ended[r.Thread] = true
-			if r.Thread == "t2" && r.Reply != "" {
-				t.Fatalf("a client showing t1 got t2's reply %q", r.Reply)
+			if r.Thread == "t2" && r.Reply != "t2 first t2 second t2 third" {
+				t.Fatalf("t2's reply %q: a short reply travels whole (notifications show it)", r.Reply)
 			}
 		}
 	}
@@ -100,5 +101,26 @@ func TestWatchingSubscriptionCarriesShownThreadsOnly(t *testing.T) {
 	}
 	if seen["t1"] != "t1 first t1 second t1 third|" || seen["t2"] != "|" {
 		t.Fatalf("starting state: t1's reply %q, t2's %q; want t1's whole text and t2's node without text", seen["t1"], seen["t2"])
+	}
+}
+
+// A long reply of a thread not shown travels cut to what a notification
+// shows, on a rune boundary; the event the other subscribers share is
+// untouched.
+func TestWatchFilterCutsOtherThreadsReplies(t *testing.T) {
+	reply := strings.Repeat("é", core.MaxNoticeText)
+	node := &core.Node{ID: "t2/1/a1/n1", Thread: "t2", Text: "output"}
+	ev := core.Event{Seq: 9, Type: core.EvRunUpdated, Thread: "t2",
+		Payload: core.Payload{Run: &core.Run{ID: "t2/1", Thread: "t2", Reply: reply}, Node: node}}
+	got, ok := watchFilter([]string{"t1"})(ev)
+	if !ok || len(got.Payload.Run.Reply) > core.MaxNoticeText || !utf8.ValidString(got.Payload.Run.Reply) ||
+		!strings.HasPrefix(reply, got.Payload.Run.Reply) || got.Payload.Node.Text != "" {
+		t.Fatalf("filtered: sent %v, reply of %d bytes, node text %q", ok, len(got.Payload.Run.Reply), got.Payload.Node.Text)
+	}
+	if ev.Payload.Run.Reply != reply || node.Text != "output" {
+		t.Fatal("the filter changed the shared event")
+	}
+	if got, _ := watchFilter([]string{"t2"})(ev); got.Payload.Run.Reply != reply {
+		t.Fatal("the shown thread's reply was cut")
 	}
 }
