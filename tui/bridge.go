@@ -75,6 +75,8 @@ type bridge struct {
 	// snapshot of a subscription made for a new set.
 	watch   *watchBox
 	rewatch bool
+	shown   []string // the shown threads this subscription drops others' deltas for
+	known   bool     // shown is set
 }
 
 func newBridge(b Backend, send func(tea.Msg)) *bridge {
@@ -166,6 +168,9 @@ func (br *bridge) pump(ctx context.Context, sub *core.Subscription, last *uint64
 			if ev.Seq > 0 {
 				*last = ev.Seq
 			}
+			if !br.wanted(ev) {
+				continue // a delta of a thread not on screen (watch.go)
+			}
 			br.add(ev)
 			if len(br.frame.journal) >= maxBatch {
 				br.flush()
@@ -179,8 +184,9 @@ func (br *bridge) pump(ctx context.Context, sub *core.Subscription, last *uint64
 		case <-br.resync:
 			return true, nil
 		case <-br.watch.changed:
-			br.rewatch = true
-			return true, nil
+			if br.newShown() {
+				return true, nil
+			}
 		case <-ctx.Done():
 			return false, ctx.Err()
 		}

@@ -59,12 +59,15 @@
 //     and drawing the styled lines of its paragraphs up to the last safe
 //     newline, so a delta wraps the last paragraph and what it added
 //     (checked against a fresh wrap by a fuzz test).
-//   - Watching (watch.go): on a remote host (a backend with
-//     SubscribeShown) the model tells the bridge which threads are on
-//     screen (selected, or the grid's page); the bridge subscribes again
-//     from 0 for that set, so other threads' deltas and text are never
-//     decoded here. Statuses, runs and requests of every thread still
-//     arrive; the new snapshot keeps the activity and seen marks.
+//   - Watching (watch.go): the model tells the bridge which threads are
+//     on screen (selected, or the grid's page), and the bridge drops the
+//     live deltas of the others: no frame is drawn for what does not
+//     show. On a remote host (a backend with SubscribeShown) it also
+//     subscribes again from 0 for that set, so other threads' deltas and
+//     text are never decoded here; statuses, runs and requests of every
+//     thread still arrive, and the new snapshot keeps the activity and
+//     seen marks. A thread just shown gets its text from the journal
+//     within a flush (a second), as after any resubscribe.
 //   - The composer (composer.go) is a bubbles textarea. A paste of more
 //     than 10 lines or 2 KiB (foldLines, foldBytes) is kept aside as a
 //     paste block and shown as one token, "[pasted 400 lines · 371 KB]"

@@ -83,6 +83,18 @@ func (f *fakeFeed) Subscribe(ctx context.Context, from uint64) (*core.Subscripti
 	return s, nil
 }
 
+// feedBridge runs a bridge over a fakeFeed of st until the test ends.
+func feedBridge(t *testing.T, st *core.State) (*fakeFeed, *collector) {
+	feed := &fakeFeed{subs: make(chan chan core.Event, 4), errs: make(chan error, 1), state: st}
+	col := &collector{msgs: make(chan tea.Msg, 64)}
+	br := newBridge(feed, func(m tea.Msg) { col.msgs <- m })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { br.run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return feed, col
+}
+
 // collector receives what the bridge sends to the program.
 type collector struct{ msgs chan tea.Msg }
 
@@ -99,13 +111,7 @@ func (c *collector) next(t *testing.T) tea.Msg {
 
 func TestBridgeCoalescesDeltasAndKeepsJournalApart(t *testing.T) {
 	j, n := streamingState(t)
-	feed := &fakeFeed{subs: make(chan chan core.Event, 4), errs: make(chan error, 1), state: j.st}
-	col := &collector{msgs: make(chan tea.Msg, 64)}
-	br := newBridge(feed, func(m tea.Msg) { col.msgs <- m })
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { br.run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	feed, col := feedBridge(t, j.st)
 
 	ch := <-feed.subs
 	if snap, ok := col.next(t).(snapshotMsg); !ok || snap.state.Seq != j.st.Seq {

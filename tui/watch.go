@@ -8,7 +8,10 @@ import (
 	"github.com/nexus-tui/nexus/core"
 )
 
-// A client of a remote host need not decode what it does not show: when
+// The UI need not work for what it does not show: the bridge drops the
+// live deltas of threads not on screen (a frame only for them would
+// change nothing), and a client of a remote host need not even decode
+// them: when
 // the backend can narrow a subscription to the transcripts of some
 // threads (shownBackend: an api.Client), the model tells the bridge which
 // threads are on screen (the selected one, or the grid's page) after
@@ -58,21 +61,38 @@ func (w *watchBox) get() ([]string, bool) {
 // subscribe is the bridge's subscription: narrowed to the shown threads
 // when the backend can and the model has said which they are.
 func (br *bridge) subscribe(ctx context.Context, from uint64) (*core.Subscription, error) {
-	if sb, ok := br.backend.(shownBackend); ok {
-		if threads, set := br.watch.get(); set {
-			return sb.SubscribeShown(ctx, from, threads)
-		}
+	br.shown, br.known = br.watch.get()
+	if sb, ok := br.backend.(shownBackend); ok && br.known {
+		return sb.SubscribeShown(ctx, from, br.shown)
 	}
 	return br.backend.Subscribe(ctx, from)
 }
 
-// watchFunc is what the model calls with the shown threads; nil when the
-// backend cannot narrow.
-func (br *bridge) watchFunc() func([]string) {
-	if _, ok := br.backend.(shownBackend); !ok {
-		return nil
+// watchFunc is what the model calls with the shown threads.
+func (br *bridge) watchFunc() func([]string) { return br.watch.put }
+
+// newShown takes a new set of shown threads: true when the bridge must
+// subscribe again for it (a backend that narrows). Otherwise the live
+// text starts afresh, as after a resubscribe: a thread just shown had
+// its deltas dropped, and the journal fills its text in within a flush.
+func (br *bridge) newShown() bool {
+	if _, ok := br.backend.(shownBackend); ok {
+		br.rewatch = true
+		return true
 	}
-	return br.watch.put
+	br.shown, br.known = br.watch.get()
+	br.unjournaled = map[string]string{}
+	br.frame.live = nil
+	br.frame.resetLive, br.pending = true, true
+	br.flush() // before any journaled text the model would pair with it
+	return false
+}
+
+// wanted reports whether an event goes to the model: every journaled
+// event does; a live delta only for a thread on screen (or while the
+// model has not said which are).
+func (br *bridge) wanted(ev core.Event) bool {
+	return ev.Seq > 0 || ev.Type != core.EvNodeDelta || !br.known || ev.Thread == "" || slices.Contains(br.shown, ev.Thread)
 }
 
 // watching is the model's side: the bridge's watchFunc and the set it

@@ -113,3 +113,40 @@ func replyText(st *core.State, thread string) string {
 	}
 	return out
 }
+
+// The bridge sends no frame for the live text of a thread not on screen:
+// once the model said it shows t1, t2's deltas are dropped and t1's
+// still arrive; t2's journaled text arrives as ever.
+func TestBridgeDropsDeltasOfThreadsNotShown(t *testing.T) {
+	j, n1 := streamingState(t)
+	j.thread("t2", "other", core.ThreadRunning, 1, sec)
+	r2 := j.run("t2", 1, core.RunRunning, "go", 2*sec, 0)
+	n2 := j.node(r2, 2, core.NodeAssistantMessage, "", "assistant", "")
+	feed, col := feedBridge(t, j.st)
+
+	ch := <-feed.subs
+	snap, ok := col.next(t).(snapshotMsg)
+	if !ok || snap.watch == nil {
+		t.Fatal("first message is not a snapshot that offers watching")
+	}
+	snap.watch([]string{"t1"})
+	f := col.next(t).(frameMsg)
+	if !f.resetLive {
+		t.Fatal("a new set of shown threads did not start the live text afresh")
+	}
+	ch <- deltaEvent(n2, "not shown")
+	ch <- deltaEvent(n1, "shown")
+	ev := textEvent(j, n2, "journaled")
+	ch <- ev
+	live, journaled := "", false
+	for live != "shown" || !journaled {
+		f = col.next(t).(frameMsg)
+		if _, leaked := f.live[n2.ID]; leaked {
+			t.Fatalf("a frame carried t2's live text %q", f.live[n2.ID])
+		}
+		live += f.live[n1.ID]
+		for _, e := range f.journal {
+			journaled = journaled || e.Seq == ev.Seq
+		}
+	}
+}
