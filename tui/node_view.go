@@ -29,7 +29,10 @@ func (m *Model) renderNode(n *core.Node, q *core.Request, depth, w, kids int) []
 	indent := strings.Repeat("  ", depth)
 	switch n.Kind {
 	case core.NodeAssistantMessage:
-		text := n.Text + m.live[n.ID]
+		text := n.Text
+		if live := m.live[n.ID]; live != "" {
+			text += live // a copy of the whole text: only while it streams
+		}
 		if text == "" {
 			if n.Status == core.NodeRunning {
 				return []string{m.st.Muted.Render(indent + "  …")}
