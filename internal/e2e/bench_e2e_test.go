@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -61,6 +62,11 @@ var stampRE = regexp.MustCompile(`\b(1[0-9]{18})\b`)
 func BenchmarkCommandOutputLatency(b *testing.B) {
 	root := b.TempDir()
 	dir := filepath.Join(root, "state")
+	// The workspace must not hold the state dir (nexus refuses it).
+	ws := filepath.Join(root, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		b.Fatal(err)
+	}
 	serve := exec.Command(nexusBin, "--state-dir", dir, "serve")
 	serve.Dir = root
 	serve.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -92,7 +98,7 @@ func BenchmarkCommandOutputLatency(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		cmd := exec.Command(nexusBin, "--state-dir", dir, "run", "--yes",
 			"run `for i in 1 2 3 4 5 6 7 8 9 10; do date +%s%N; sleep 0.05; done`")
-		cmd.Dir = root
+		cmd.Dir = ws
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
