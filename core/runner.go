@@ -68,7 +68,6 @@ type Runner struct {
 	flushTimer *time.Timer
 	flushAt    time.Time
 	flushGen   uint64
-	flushes    uint64 // timer flushes done (tests count them)
 	timers     map[*time.Timer]struct{}
 	snapSeq    uint64 // seq of the newest snapshot written or loaded
 	wg         sync.WaitGroup

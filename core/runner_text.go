@@ -115,7 +115,6 @@ func (r *Runner) flushAll(gen uint64) {
 		return
 	}
 	r.flushTimer = nil
-	r.flushes++
 	for _, key := range append([]string(nil), r.order...) {
 		r.flushText(key)
 	}
