@@ -96,6 +96,9 @@ type Model struct {
 	// search is the transcript's search box and its current match
 	// (search.go).
 	search searchBox
+	// frames draws the screen when Run runs the program (frames.go);
+	// nil in tests that drive Update and View.
+	frames *frames
 }
 
 // threadRow is the derived view of one thread for the list.
