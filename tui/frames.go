@@ -102,6 +102,8 @@ type painter struct {
 	scr    *screen
 	send   func(tea.Msg)
 	budget time.Duration
+	// after is time.After; tests end the budget themselves.
+	after func(time.Duration) <-chan time.Time
 
 	mu     sync.Mutex
 	busy   bool // a frame is being drawn or its budget is not over
@@ -119,7 +121,8 @@ type paintJob struct {
 }
 
 func newPainter(scr *screen, send func(tea.Msg)) *painter {
-	return &painter{scr: scr, send: send, budget: frameBudget, wake: make(chan struct{}, 1)}
+	return &painter{scr: scr, send: send, budget: frameBudget, after: time.After,
+		wake: make(chan struct{}, 1)}
 }
 
 // begin reports whether a frame may be drawn now; if not, the painter
@@ -152,13 +155,10 @@ func (p *painter) post(j paintJob) {
 // run writes what the loop posts until ctx ends. While nothing is
 // posted it waits on a channel: no timer runs.
 func (p *painter) run(ctx context.Context) {
-	budget := time.NewTimer(time.Hour)
-	budget.Stop()
 	var over <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
-			budget.Stop()
 			return
 		case <-p.wake:
 			p.mu.Lock()
@@ -173,8 +173,7 @@ func (p *painter) run(ctx context.Context) {
 				start := time.Now()
 				_ = p.scr.draw(*j.view) // a terminal that is gone shows up as the input's end
 				p.drawn.Add(1)
-				budget.Reset(p.budget - time.Since(start))
-				over = budget.C
+				over = p.after(p.budget - time.Since(start))
 			}
 		case <-over:
 			over = nil

@@ -173,12 +173,16 @@ func (m *Model) Init() tea.Cmd {
 
 // Update implements tea.Model. After every message the terminal panes
 // and the request box follow what the screen shows (syncTerms,
-// syncRequestBox).
+// syncRequestBox), and what moves on screen ticks if it came into view
+// (startSpinner).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	m.syncTerms()
 	if c := m.syncRequestBox(); c != nil {
 		cmd = tea.Batch(cmd, c)
+	}
+	if spin := m.startSpinner(); spin != nil {
+		cmd = tea.Batch(cmd, spin)
 	}
 	return m, cmd
 }

@@ -1,0 +1,201 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// lockedBuffer is a terminal the painter writes to and the test reads.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	n   int // writes
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.n++
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) state() (string, int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String(), b.n
+}
+
+// paintRig is the frames wrapper over a harness's model, with a painter
+// whose budget the test ends by hand and whose drawMsgs it collects.
+type paintRig struct {
+	hs    *harness
+	f     *frames
+	out   *lockedBuffer
+	over  chan time.Time
+	draws chan tea.Msg
+}
+
+func newPaintRig(t *testing.T) *paintRig {
+	hs := newHarness(t, demoState(t), 120, 40)
+	r := &paintRig{hs: hs, out: &lockedBuffer{}, over: make(chan time.Time), draws: make(chan tea.Msg, 16)}
+	scr := newScreen(r.out, []string{"TERM=xterm-256color"}, 120, 40)
+	p := newPainter(scr, func(msg tea.Msg) { r.draws <- msg })
+	p.after = func(time.Duration) <-chan time.Time { return r.over }
+	r.f = &frames{m: hs.m, p: p, dirty: true, quiet: func() {}, tty: &tty{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return r
+}
+
+// step is one turn of Bubble Tea's loop: Update, then View.
+func (r *paintRig) step(msg tea.Msg) {
+	r.f.Update(msg)
+	r.f.View()
+}
+
+// endBudget ends the running frame's budget and waits until the
+// painter took it.
+func (r *paintRig) endBudget(t *testing.T) {
+	t.Helper()
+	r.over <- time.Now()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r.f.p.mu.Lock()
+		busy := r.f.p.busy
+		r.f.p.mu.Unlock()
+		if !busy {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the painter never ended the budget")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// waitFrames waits until n frames were drawn.
+func (r *paintRig) waitFrames(t *testing.T, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for r.f.p.drawn.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d frames drawn, want %d", r.f.p.drawn.Load(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A frame is drawn at once after a quiet spell; while its budget runs,
+// more changes draw nothing and hold one frame back, which the drawMsg
+// at the budget's end brings, with the latest view. With nothing dirty,
+// no frame and no drawMsg follow.
+func TestFramesOnDemandWithABudget(t *testing.T) {
+	r := newPaintRig(t)
+	r.f.View() // Bubble Tea's first render
+	r.waitFrames(t, 1)
+	first, _ := r.out.state()
+	for _, seq := range []string{"\x1b[?1049h", "\x1b[?2004h", "\x1b[?1002h", "\x1b[?1006h", "\x1b]2;nexus\a"} {
+		if !strings.Contains(first, seq) {
+			t.Errorf("the first frame lacks %q (alt screen, paste, mouse, title)", seq)
+		}
+	}
+	for _, c := range "hello" {
+		r.step(tea.KeyPressMsg{Code: c, Text: string(c)})
+	}
+	if n := r.f.p.drawn.Load(); n != 1 {
+		t.Fatalf("%d frames drawn within one budget, want 1", n)
+	}
+	r.over <- time.Now() // the first frame's budget is over
+	msg := <-r.draws
+	if _, ok := msg.(drawMsg); !ok {
+		t.Fatalf("the painter sent %T, want drawMsg", msg)
+	}
+	r.step(msg)
+	r.waitFrames(t, 2)
+	if out, _ := r.out.state(); !strings.Contains(out, "hello") {
+		t.Errorf("the held-back frame does not show the keys typed during the budget")
+	}
+	r.endBudget(t)
+	// Nothing is dirty now: the painter waits for the next change.
+	r.step(drawMsg{})
+	select {
+	case msg := <-r.draws:
+		t.Errorf("the painter asked for a frame with nothing changed: %T", msg)
+	default:
+	}
+	_, writes := r.out.state()
+	r.f.View()
+	if _, again := r.out.state(); again != writes || r.f.p.drawn.Load() != 2 {
+		t.Errorf("a View with nothing dirty drew a frame")
+	}
+	// A message that changes nothing on screen draws a frame that
+	// writes no byte: the cell diff is empty.
+	r.step(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	r.waitFrames(t, 3)
+	r.endBudget(t)
+	r.step(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	r.waitFrames(t, 4)
+	r.endBudget(t)
+	before, w0 := r.out.state()
+	r.step(spinMsg{}) // the spinner's tick with the thread's run active
+	r.waitFrames(t, 5)
+	after, w1 := r.out.state()
+	if w1 != w0+1 || len(after)-len(before) > 40 {
+		t.Errorf("a spinner frame wrote %d bytes in %d writes, want one small write", len(after)-len(before), w1-w0)
+	}
+}
+
+// tea.Raw bytes reach the terminal through the painter, as they are.
+func TestRawGoesThroughThePainter(t *testing.T) {
+	r := newPaintRig(t)
+	msg := rawFilter(r.f, tea.Raw("\x1b]52;c;aGk=\a")())
+	if _, ok := msg.(rawOutMsg); !ok {
+		t.Fatalf("the filter passed %T on, want rawOutMsg", msg)
+	}
+	r.step(msg)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if out, _ := r.out.state(); strings.Contains(out, "\x1b]52;c;aGk=\a") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the raw bytes never reached the terminal")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// The handover to $EDITOR leaves the alternate screen and turns the
+// reports off; taking the terminal back redraws every cell.
+func TestHandoverReleasesAndRedraws(t *testing.T) {
+	r := newPaintRig(t)
+	r.f.View()
+	r.waitFrames(t, 1)
+	r.endBudget(t)
+	before, _ := r.out.state()
+	r.f.giveBack()
+	released, _ := r.out.state()
+	gone := released[len(before):]
+	for _, seq := range []string{"\x1b[?1049l", "\x1b[?2004l", "\x1b[?1002l", "\x1b[?25h"} {
+		if !strings.Contains(gone, seq) {
+			t.Errorf("giving the terminal back does not write %q: %q", seq, gone)
+		}
+	}
+	r.f.p.frame(r.hs.m.View()) // a frame while released is dropped
+	r.f.takeBack()
+	r.step(editorExitedMsg{})
+	r.waitFrames(t, 3)
+	back, _ := r.out.state()
+	redraw := back[len(released):]
+	if !strings.Contains(redraw, "\x1b[?1049h") || !strings.Contains(redraw, "Threads (3)") {
+		t.Errorf("taking the terminal back did not redraw the whole screen: %q", redraw)
+	}
+}
