@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -197,5 +198,14 @@ func TestHandoverReleasesAndRedraws(t *testing.T) {
 	redraw := back[len(released):]
 	if !strings.Contains(redraw, "\x1b[?1049h") || !strings.Contains(redraw, "Threads (3)") {
 		t.Errorf("taking the terminal back did not redraw the whole screen: %q", redraw)
+	}
+}
+
+// quietTicker reaches Bubble Tea's frame ticker by its field; an
+// upgrade that renames it would leave a ticker waking the idle UI.
+func TestBubbleTeaTickerField(t *testing.T) {
+	f, ok := reflect.TypeFor[tea.Program]().FieldByName("ticker")
+	if !ok || f.Type != reflect.TypeFor[*time.Ticker]() {
+		t.Fatal("tea.Program has no ticker *time.Ticker field: quietTicker cannot stop Bubble Tea's ticker (see docs/decisions/tui-frames-on-demand.md)")
 	}
 }

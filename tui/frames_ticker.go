@@ -16,8 +16,7 @@ import (
 // Go runtime does. It must run on the event loop (Init, Update), after
 // Run started the ticker. If a later Bubble Tea has no such field it
 // does nothing, and the ticker wakes the program once a second
-// (frameRate); TestIdleWritesNothing in internal/e2e and
-// docs/decisions/tui-frames-on-demand.md say so.
+// (tickerFPS); TestBubbleTeaTickerField fails first.
 func quietTicker(p *tea.Program) bool {
 	v := reflect.ValueOf(p).Elem().FieldByName("ticker")
 	if !v.IsValid() || v.Type() != reflect.TypeFor[*time.Ticker]() || v.IsNil() {
