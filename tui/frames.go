@@ -97,21 +97,23 @@ func (f *frames) View() tea.View {
 }
 
 // painter is the goroutine that writes frames, and the budget between
-// them.
+// them. A timer runs only while a frame is held back.
 type painter struct {
 	scr    *screen
 	send   func(tea.Msg)
 	budget time.Duration
-	// after is time.After; tests end the budget themselves.
+	// now and after are the clock; tests set their own.
+	now   func() time.Time
 	after func(time.Duration) <-chan time.Time
 
-	mu     sync.Mutex
-	busy   bool // a frame is being drawn or its budget is not over
-	wanted bool // the loop holds a dirty view until the budget is over
-	queue  []paintJob
-	wake   chan struct{}
+	mu      sync.Mutex
+	drawing bool      // a frame is posted and not written yet
+	last    time.Time // when the last frame was posted
+	wanted  bool      // the loop holds a dirty view back
+	queue   []paintJob
+	wake    chan struct{}
 
-	drawn atomic.Int64 // frames drawn, for tests
+	drawn atomic.Int64 // frames written, for tests
 }
 
 // paintJob is a frame or raw bytes.
@@ -121,20 +123,25 @@ type paintJob struct {
 }
 
 func newPainter(scr *screen, send func(tea.Msg)) *painter {
-	return &painter{scr: scr, send: send, budget: frameBudget, after: time.After,
+	return &painter{scr: scr, send: send, budget: frameBudget, now: time.Now, after: time.After,
 		wake: make(chan struct{}, 1)}
 }
 
-// begin reports whether a frame may be drawn now; if not, the painter
-// sends a drawMsg when it may.
+// begin reports whether a frame may be drawn now: none is being written
+// and the budget since the last one is over. If not, the painter sends
+// a drawMsg when it may.
 func (p *painter) begin() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.busy {
-		p.wanted = true
+	now := p.now()
+	if p.drawing || now.Sub(p.last) < p.budget {
+		if !p.wanted {
+			p.wanted = true
+			p.kick()
+		}
 		return false
 	}
-	p.busy = true
+	p.drawing, p.wanted, p.last = true, false, now
 	return true
 }
 
@@ -146,6 +153,11 @@ func (p *painter) post(j paintJob) {
 	p.mu.Lock()
 	p.queue = append(p.queue, j)
 	p.mu.Unlock()
+	p.kick()
+}
+
+// kick wakes the painter; a wake already pending is enough.
+func (p *painter) kick() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
@@ -153,7 +165,7 @@ func (p *painter) post(j paintJob) {
 }
 
 // run writes what the loop posts until ctx ends. While nothing is
-// posted it waits on a channel: no timer runs.
+// posted or held back it waits on a channel: no timer runs.
 func (p *painter) run(ctx context.Context) {
 	var over <-chan time.Time
 	for {
@@ -170,21 +182,28 @@ func (p *painter) run(ctx context.Context) {
 					_ = p.scr.writeRaw(j.raw)
 					continue
 				}
-				start := time.Now()
 				_ = p.scr.draw(*j.view) // a terminal that is gone shows up as the input's end
 				p.drawn.Add(1)
-				over = p.after(p.budget - time.Since(start))
+				p.mu.Lock()
+				p.drawing = false
+				p.mu.Unlock()
 			}
 		case <-over:
 			over = nil
 			p.mu.Lock()
-			p.busy = false
 			wanted := p.wanted
 			p.wanted = false
 			p.mu.Unlock()
 			if wanted {
 				p.send(drawMsg{})
 			}
+			continue
 		}
+		// A frame held back waits for the end of the budget.
+		p.mu.Lock()
+		if p.wanted && over == nil {
+			over = p.after(p.budget - p.now().Sub(p.last))
+		}
+		p.mu.Unlock()
 	}
 }

@@ -39,15 +39,28 @@ type paintRig struct {
 	f     *frames
 	out   *lockedBuffer
 	over  chan time.Time
+	armed chan time.Duration
 	draws chan tea.Msg
+
+	mu    sync.Mutex
+	clock time.Time
 }
 
 func newPaintRig(t *testing.T) *paintRig {
 	hs := newHarness(t, demoState(t), 120, 40)
-	r := &paintRig{hs: hs, out: &lockedBuffer{}, over: make(chan time.Time), draws: make(chan tea.Msg, 16)}
+	r := &paintRig{hs: hs, out: &lockedBuffer{}, over: make(chan time.Time), armed: make(chan time.Duration, 16),
+		draws: make(chan tea.Msg, 16), clock: time.Unix(1000, 0)}
 	scr := newScreen(r.out, []string{"TERM=xterm-256color"}, 120, 40)
 	p := newPainter(scr, func(msg tea.Msg) { r.draws <- msg })
-	p.after = func(time.Duration) <-chan time.Time { return r.over }
+	p.now = func() time.Time {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.clock
+	}
+	p.after = func(d time.Duration) <-chan time.Time {
+		r.armed <- d
+		return r.over
+	}
 	r.f = &frames{m: hs.m, p: p, dirty: true, quiet: func() {}, tty: &tty{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -62,24 +75,24 @@ func (r *paintRig) step(msg tea.Msg) {
 	r.f.View()
 }
 
-// endBudget ends the running frame's budget and waits until the
-// painter took it.
+// pass lets the budget's time go by on the painter's clock.
+func (r *paintRig) pass() {
+	r.mu.Lock()
+	r.clock = r.clock.Add(frameBudget)
+	r.mu.Unlock()
+}
+
+// endBudget ends the budget of a frame held back: the painter armed its
+// timer, the time goes by and the timer fires.
 func (r *paintRig) endBudget(t *testing.T) {
 	t.Helper()
-	r.over <- time.Now()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		r.f.p.mu.Lock()
-		busy := r.f.p.busy
-		r.f.p.mu.Unlock()
-		if !busy {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the painter never ended the budget")
-		}
-		time.Sleep(time.Millisecond)
+	select {
+	case <-r.armed:
+	case <-time.After(time.Minute):
+		t.Fatal("the painter held a frame back but armed no timer")
 	}
+	r.pass()
+	r.over <- r.clock
 }
 
 // waitFrames waits until n frames were drawn.
@@ -94,10 +107,10 @@ func (r *paintRig) waitFrames(t *testing.T, n int64) {
 	}
 }
 
-// A frame is drawn at once after a quiet spell; while its budget runs,
-// more changes draw nothing and hold one frame back, which the drawMsg
-// at the budget's end brings, with the latest view. With nothing dirty,
-// no frame and no drawMsg follow.
+// A frame is drawn at once after a quiet spell; within its budget more
+// changes draw nothing and hold one frame back, which the drawMsg at the
+// budget's end brings, with the latest view. A timer runs only while a
+// frame is held back; with nothing dirty, no frame and no drawMsg come.
 func TestFramesOnDemandWithABudget(t *testing.T) {
 	r := newPaintRig(t)
 	r.f.View() // Bubble Tea's first render
@@ -114,7 +127,7 @@ func TestFramesOnDemandWithABudget(t *testing.T) {
 	if n := r.f.p.drawn.Load(); n != 1 {
 		t.Fatalf("%d frames drawn within one budget, want 1", n)
 	}
-	r.over <- time.Now() // the first frame's budget is over
+	r.endBudget(t)
 	msg := <-r.draws
 	if _, ok := msg.(drawMsg); !ok {
 		t.Fatalf("the painter sent %T, want drawMsg", msg)
@@ -124,33 +137,38 @@ func TestFramesOnDemandWithABudget(t *testing.T) {
 	if out, _ := r.out.state(); !strings.Contains(out, "hello") {
 		t.Errorf("the held-back frame does not show the keys typed during the budget")
 	}
-	r.endBudget(t)
-	// Nothing is dirty now: the painter waits for the next change.
-	r.step(drawMsg{})
-	select {
-	case msg := <-r.draws:
-		t.Errorf("the painter asked for a frame with nothing changed: %T", msg)
-	default:
-	}
+	// Nothing is dirty now: a View draws nothing and no timer is armed.
+	r.pass()
 	_, writes := r.out.state()
 	r.f.View()
 	if _, again := r.out.state(); again != writes || r.f.p.drawn.Load() != 2 {
 		t.Errorf("a View with nothing dirty drew a frame")
 	}
-	// A message that changes nothing on screen draws a frame that
-	// writes no byte: the cell diff is empty.
+	select {
+	case d := <-r.armed:
+		t.Errorf("a timer of %v was armed with nothing held back", d)
+	case msg := <-r.draws:
+		t.Errorf("the painter asked for a frame with nothing changed: %T", msg)
+	default:
+	}
+	// After a quiet spell a key is drawn at once, with no timer.
 	r.step(tea.KeyPressMsg{Code: 'x', Text: "x"})
 	r.waitFrames(t, 3)
-	r.endBudget(t)
+	r.pass()
 	r.step(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	r.waitFrames(t, 4)
-	r.endBudget(t)
+	r.pass()
 	before, w0 := r.out.state()
 	r.step(spinMsg{}) // the spinner's tick with the thread's run active
 	r.waitFrames(t, 5)
 	after, w1 := r.out.state()
 	if w1 != w0+1 || len(after)-len(before) > 40 {
 		t.Errorf("a spinner frame wrote %d bytes in %d writes, want one small write", len(after)-len(before), w1-w0)
+	}
+	select {
+	case d := <-r.armed:
+		t.Errorf("a timer of %v was armed for frames drawn at once", d)
+	default:
 	}
 }
 
@@ -180,7 +198,7 @@ func TestHandoverReleasesAndRedraws(t *testing.T) {
 	r := newPaintRig(t)
 	r.f.View()
 	r.waitFrames(t, 1)
-	r.endBudget(t)
+	r.pass()
 	before, _ := r.out.state()
 	r.f.giveBack()
 	released, _ := r.out.state()

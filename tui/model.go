@@ -96,6 +96,8 @@ type Model struct {
 	// search is the transcript's search box and its current match
 	// (search.go).
 	search searchBox
+	// composerView is the empty composer's drawing (composer_view.go).
+	composerView composerView
 	// frames draws the screen when Run runs the program (frames.go);
 	// nil in tests that drive Update and View.
 	frames *frames

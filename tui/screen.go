@@ -2,7 +2,6 @@ package tui
 
 import (
 	"bytes"
-	"image/color"
 	"io"
 	"runtime"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/lucasb-eyer/go-colorful"
 )
 
 // screen writes frames to the terminal: the cell diff of ultraviolet's
@@ -41,6 +39,9 @@ type screen struct {
 	starting            bool // the next frame is the first after start
 	pendingErase        bool // a resize or start asked for a full redraw
 	released            bool // the terminal belongs to another program
+	// lines are the last frame's content lines: a frame redraws into
+	// the cell buffer only the lines that changed (drawChangedLines).
+	lines []string
 }
 
 func newScreen(w io.Writer, env []string, width, height int) *screen {
@@ -149,14 +150,20 @@ func (s *screen) draw(view tea.View) error {
 	if !s.starting && !s.pendingErase && s.last != nil && viewsEqual(s.last, &view) && area == s.cells.Bounds() {
 		return nil
 	}
+	full := s.starting || s.pendingErase || s.lines == nil || !view.AltScreen || area != s.cells.Bounds()
 	s.starting, s.pendingErase = false, false
 	if area != s.cells.Bounds() {
 		s.scr.Erase()
 		s.cells.Touched = nil
 		s.cells.Resize(area.Dx(), area.Dy())
 	}
-	s.cells.Clear()
-	content.Draw(s.cells, s.cells.Bounds())
+	if full {
+		s.cells.Clear()
+		content.Draw(s.cells, s.cells.Bounds())
+		s.lines = strings.Split(view.Content, "\n")
+	} else {
+		s.drawChangedLines(view.Content)
+	}
 	if h := area.Dy(); h > s.height {
 		s.cells.Lines = s.cells.Lines[h-s.height:]
 	}
@@ -186,142 +193,29 @@ func (s *screen) draw(view tea.View) error {
 	return err
 }
 
-// modes queues the mode changes from the last view to view.
-func (s *screen) modes(view tea.View) {
-	last := s.last
-	first := last == nil
-	if first || view.DisableBracketedPasteMode != last.DisableBracketedPasteMode {
-		if !view.DisableBracketedPasteMode {
-			_, _ = s.scr.WriteString(ansi.SetModeBracketedPaste)
-		} else if !first {
-			_, _ = s.scr.WriteString(ansi.ResetModeBracketedPaste)
+// drawChangedLines draws into the cell buffer the lines of content that
+// differ from the last frame's, each on its own, so the renderer's diff
+// looks only at the lines they touch. A spinner frame parses one line,
+// not the whole screen. Each of nexus's lines sets its own styles (every
+// pane line is styled whole), which TestLinesDrawnAloneMatchTheScreen
+// holds.
+func (s *screen) drawChangedLines(content string) {
+	lines := strings.Split(content, "\n")
+	w := s.cells.Width()
+	for y := range s.cells.Height() {
+		var now, was string
+		if y < len(lines) {
+			now = lines[y]
 		}
-	}
-	if first || last.ReportFocus != view.ReportFocus {
-		if view.ReportFocus {
-			_, _ = s.scr.WriteString(ansi.SetModeFocusEvent)
-		} else if !first {
-			_, _ = s.scr.WriteString(ansi.ResetModeFocusEvent)
+		if y < len(s.lines) {
+			was = s.lines[y]
 		}
-	}
-	if first || view.MouseMode != last.MouseMode {
-		switch view.MouseMode {
-		case tea.MouseModeNone:
-			if !first && last.MouseMode != tea.MouseModeNone {
-				_, _ = s.scr.WriteString(ansi.ResetModeMouseButtonEvent + ansi.ResetModeMouseAnyEvent + ansi.ResetModeMouseExtSgr)
-			}
-		case tea.MouseModeCellMotion:
-			if !first && last.MouseMode == tea.MouseModeAllMotion {
-				_, _ = s.scr.WriteString(ansi.ResetModeMouseAnyEvent)
-			}
-			_, _ = s.scr.WriteString(ansi.SetModeMouseButtonEvent + ansi.SetModeMouseExtSgr)
-		case tea.MouseModeAllMotion:
-			if !first && last.MouseMode == tea.MouseModeCellMotion {
-				_, _ = s.scr.WriteString(ansi.ResetModeMouseButtonEvent)
-			}
-			_, _ = s.scr.WriteString(ansi.SetModeMouseAnyEvent + ansi.SetModeMouseExtSgr)
+		if now == was && (y < len(lines)) == (y < len(s.lines)) {
+			continue
 		}
+		uv.NewStyledString(now).Draw(s.cells, uv.Rect(0, y, w, 1))
 	}
-	if (first && view.WindowTitle != "") || (!first && view.WindowTitle != last.WindowTitle) {
-		_, _ = s.scr.WriteString(ansi.SetWindowTitle(view.WindowTitle))
-	}
-	if first || view.KeyboardEnhancements != last.KeyboardEnhancements || view.AltScreen != last.AltScreen {
-		// The alternate screen has its own keyboard stack: push an
-		// entry on the first frame and on a switch, else update ours.
-		_, _ = s.scr.WriteString(ansi.SetModifyOtherKeys2)
-		flags := keyboardFlags(view.KeyboardEnhancements)
-		if first || view.AltScreen != last.AltScreen {
-			_, _ = s.scr.WriteString(ansi.PushKittyKeyboard(flags))
-		} else {
-			_, _ = s.scr.WriteString(ansi.KittyKeyboard(flags, 1))
-		}
-		_, _ = s.scr.WriteString(ansi.RequestKittyKeyboard)
-	}
-	var cc, lcc color.Color
-	if view.Cursor != nil {
-		cc = view.Cursor.Color
-	}
-	var curStyle, lastStyle int
-	if view.Cursor != nil {
-		curStyle = cursorStyle(view.Cursor.Shape, view.Cursor.Blink)
-	}
-	if !first && last.Cursor != nil {
-		lcc = last.Cursor.Color
-		lastStyle = cursorStyle(last.Cursor.Shape, last.Cursor.Blink)
-	}
-	if cc != lcc {
-		if cc == nil {
-			_, _ = s.scr.WriteString(ansi.ResetCursorColor)
-		} else if col, ok := colorful.MakeColor(cc); ok {
-			_, _ = s.scr.WriteString(ansi.SetCursorColor(col.Hex()))
-		}
-	}
-	if curStyle != lastStyle {
-		_, _ = s.scr.WriteString(ansi.SetCursorStyle(curStyle))
-	}
-}
-
-// wrapFrame is the frame's bytes with the screen switch, the cursor's
-// visibility and synchronized output around them.
-func (s *screen) wrapFrame(view tea.View, switchScreen bool) *bytes.Buffer {
-	var out bytes.Buffer
-	updates := s.buf.Len() > 0
-	shown := s.last != nil && s.last.Cursor != nil
-	show := view.Cursor != nil
-	visChange := s.last == nil || shown != show || switchScreen
-	if switchScreen {
-		out.WriteString(ansi.ResetModifyOtherKeys)
-		if s.last != nil {
-			out.WriteString(ansi.PopKittyKeyboard(1))
-		}
-		if view.AltScreen {
-			out.WriteString(ansi.SetModeAltScreenSaveCursor)
-		} else {
-			out.WriteString(ansi.ResetModeAltScreenSaveCursor)
-		}
-	}
-	if s.syncd {
-		if updates {
-			out.WriteString(ansi.SetModeSynchronizedOutput)
-		}
-		if visChange && !show {
-			out.WriteString(ansi.ResetModeTextCursorEnable)
-		}
-	} else if (visChange && !show) || (updates && show && shown) {
-		out.WriteString(ansi.ResetModeTextCursorEnable)
-	}
-	out.Write(s.buf.Bytes())
-	if s.syncd {
-		if visChange && show {
-			out.WriteString(ansi.SetModeTextCursorEnable)
-		}
-		if updates {
-			out.WriteString(ansi.ResetModeSynchronizedOutput)
-		}
-	} else if (visChange && show) || (updates && show && shown) {
-		out.WriteString(ansi.SetModeTextCursorEnable)
-	}
-	return &out
-}
-
-func (s *screen) altScreen(on, write bool) {
-	if on {
-		s.scr.SaveCursor()
-		if write {
-			s.buf.WriteString(ansi.SetModeAltScreenSaveCursor)
-		}
-		s.scr.SetFullscreen(true)
-		s.scr.SetRelativeCursor(false)
-		s.scr.Erase()
-		return
-	}
-	s.scr.Erase()
-	s.scr.SetRelativeCursor(true)
-	s.scr.SetFullscreen(false)
-	if write {
-		s.buf.WriteString(ansi.ResetModeAltScreenSaveCursor)
-	}
-	s.scr.RestoreCursor()
+	s.lines = lines
 }
 
 // queryModes asks the terminal whether it has synchronized output and

@@ -80,6 +80,7 @@ func (s *screen) restore() error {
 	s.released = false
 	s.starting = true
 	s.last = nil
+	s.lines = nil
 	s.cells.Touched = nil
 	if s.cells.Method == ansi.GraphemeWidth {
 		return s.writeLocked(ansi.SetModeUnicodeCore)
