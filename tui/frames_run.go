@@ -52,17 +52,18 @@ func newProgram(ctx context.Context, m *Model, o IO) (*program, error) {
 	if env == nil {
 		env = os.Environ()
 	}
+	t, err := newTTY(in)
+	if err != nil {
+		pr.closeInput()
+		return nil, fmt.Errorf("put the terminal in raw mode: %w", err)
+	}
+	resizes := watchSize(out)
 	w, h := o.Width, o.Height
 	if tw, th, ok := termSize(out); ok {
 		w, h = tw, th
 	}
 	if w <= 0 || h <= 0 {
 		w, h = 80, 24
-	}
-	t, err := newTTY(in)
-	if err != nil {
-		pr.closeInput()
-		return nil, fmt.Errorf("put the terminal in raw mode: %w", err)
 	}
 	scr := newScreen(out, env, w, h)
 	if t.prev != nil {
@@ -85,7 +86,7 @@ func newProgram(ctx context.Context, m *Model, o IO) (*program, error) {
 	}()
 	go func() {
 		defer pr.wg.Done()
-		watchSize(pctx, out, p.Send)
+		resizes(pctx, p.Send)
 	}()
 	_ = scr.queryModes()
 	return pr, nil

@@ -9,5 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// watchSize does nothing here: Windows has no SIGWINCH.
-func watchSize(ctx context.Context, out io.Writer, send func(tea.Msg)) {}
+// watchSize watches nothing here: Windows has no SIGWINCH.
+func watchSize(out io.Writer) func(ctx context.Context, send func(tea.Msg)) {
+	return func(context.Context, func(tea.Msg)) {}
+}
