@@ -44,6 +44,10 @@ type frames struct {
 	m     *Model
 	p     *painter
 	dirty bool
+	// sized is set by the first tea.WindowSizeMsg: Bubble Tea renders
+	// once before it, at the model's default size, which would flash a
+	// wrong-sized frame.
+	sized bool
 	// quiet stops Bubble Tea's own frame ticker (frames_ticker.go); it
 	// runs again after the terminal was handed to $EDITOR (retick).
 	quiet  func()
@@ -74,6 +78,7 @@ func (f *frames) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		f.p.scr.setProfile(msg)
 	case tea.WindowSizeMsg:
 		f.p.scr.resize(msg.Width, msg.Height)
+		f.sized = true
 	case tea.SuspendMsg:
 		// Bubble Tea has suspended and resumed already (the filter gave
 		// the terminal back first); ResumeMsg follows.
@@ -89,7 +94,7 @@ func (f *frames) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View hands a frame to the painter; Bubble Tea's renderer is off, so
 // what it returns is never drawn.
 func (f *frames) View() tea.View {
-	if f.dirty && f.p.begin() {
+	if f.dirty && f.sized && f.p.begin() {
 		f.dirty = false
 		f.p.frame(f.m.View())
 	}

@@ -61,7 +61,7 @@ func newPaintRig(t *testing.T) *paintRig {
 		r.armed <- d
 		return r.over
 	}
-	r.f = &frames{m: hs.m, p: p, dirty: true, quiet: func() {}, tty: &tty{}}
+	r.f = &frames{m: hs.m, p: p, dirty: true, sized: true, quiet: func() {}, tty: &tty{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); p.run(ctx) }()

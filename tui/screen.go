@@ -194,11 +194,13 @@ func (s *screen) draw(view tea.View) error {
 }
 
 // drawChangedLines draws into the cell buffer the lines of content that
-// differ from the last frame's, each on its own, so the renderer's diff
-// looks only at the lines they touch. A spinner frame parses one line,
-// not the whole screen. Each of nexus's lines sets its own styles (every
-// pane line is styled whole), which TestLinesDrawnAloneMatchTheScreen
-// holds.
+// differ from the last frame's, each on its own: a spinner frame parses
+// one line, not the whole screen. Each of nexus's lines sets its own
+// styles (every pane line is styled whole), which
+// TestLinesDrawnAloneMatchTheScreen holds. Every line is still marked
+// touched, as Bubble Tea's renderer leaves them: the renderer's scroll
+// optimisation keeps stale hashes for untouched lines and, with streamed
+// text moving up, scrolled the screen wrong (TestTUIResizeMidStream).
 func (s *screen) drawChangedLines(content string) {
 	lines := strings.Split(content, "\n")
 	w := s.cells.Width()
@@ -210,10 +212,10 @@ func (s *screen) drawChangedLines(content string) {
 		if y < len(s.lines) {
 			was = s.lines[y]
 		}
-		if now == was && (y < len(lines)) == (y < len(s.lines)) {
-			continue
+		if now != was || (y < len(lines)) != (y < len(s.lines)) {
+			uv.NewStyledString(now).Draw(s.cells, uv.Rect(0, y, w, 1))
 		}
-		uv.NewStyledString(now).Draw(s.cells, uv.Rect(0, y, w, 1))
+		s.cells.TouchLine(0, y, w)
 	}
 	s.lines = lines
 }
