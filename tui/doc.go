@@ -232,8 +232,10 @@
 // terminal's size and SIGWINCH, the mode 2026 query, handing the
 // terminal to $EDITOR (Model.execProcess: tea.Exec with an ExecCommand
 // that gives the screen and the tty back and takes them again) and
-// before tea.Suspend. tea.Raw bytes are turned into rawOutMsg by the
-// program's filter and written by the painter, in order with frames.
+// before tea.Suspend. Bytes for the terminal (the bell, notifications,
+// OSC 52) go through Model.raw, which queues them to the painter ahead
+// of the frame of the same update; a tea.Raw from elsewhere is turned
+// into rawOutMsg by the program's filter and queued the same way.
 // Bubble Tea v2.1.1 still starts a ticker without its renderer;
 // quietTicker (frames_ticker.go) stops it after Run and after each
 // handover. docs/decisions/tui-frames-on-demand.md has the why.

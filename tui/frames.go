@@ -33,6 +33,18 @@ func rawFilter(_ tea.Model, msg tea.Msg) tea.Msg {
 	return msg
 }
 
+// raw writes s to the terminal ahead of the frame of the update that
+// asks for it (the bell and a notification before the title that counts
+// the wait), as Bubble Tea wrote tea.Raw ahead of its next frame. Without
+// the painter (tests that drive Update) it is a tea.Raw.
+func (m *Model) raw(s string) tea.Cmd {
+	if m.frames == nil {
+		return tea.Raw(s)
+	}
+	m.frames.p.raw(s)
+	return nil
+}
+
 // frames is the model the program runs: the root Model with frames on
 // demand around it. Any message the Model takes marks the view dirty;
 // after Bubble Tea's Update the loop calls View, which draws the Model

@@ -227,3 +227,25 @@ func TestBubbleTeaTickerField(t *testing.T) {
 		t.Fatal("tea.Program has no ticker *time.Ticker field: quietTicker cannot stop Bubble Tea's ticker (see docs/decisions/tui-frames-on-demand.md)")
 	}
 }
+
+// Bytes an update asks to write (the bell, a notification) go out ahead
+// of that update's frame, as Bubble Tea wrote them ahead of its next.
+func TestRawGoesOutBeforeItsFrame(t *testing.T) {
+	r := newPaintRig(t)
+	r.hs.m.frames = r.f
+	r.f.View()
+	r.waitFrames(t, 1)
+	r.pass()
+	before, _ := r.out.state()
+	r.f.Update(tea.KeyPressMsg{Code: 'Z', Text: "Z"})
+	if cmd := r.hs.m.raw("\a"); cmd != nil {
+		t.Error("with the painter, raw bytes came back as a Cmd")
+	}
+	r.f.View()
+	r.waitFrames(t, 2)
+	out, _ := r.out.state()
+	out = out[len(before):]
+	if bell, key := strings.Index(out, "\a"), strings.Index(out, "Z"); bell < 0 || key < 0 || bell > key {
+		t.Errorf("the bell is not written ahead of the frame that draws the key: %q", out)
+	}
+}
