@@ -73,10 +73,15 @@ func (f *frames) Init() tea.Cmd {
 }
 
 func (f *frames) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if f.retick {
-		f.retick = false
-		f.quiet()
-	}
+	// Bubble Tea restarts its ticker when it takes the terminal back,
+	// before it hands this update the message that did it (the exec's,
+	// ResumeMsg); stop it again afterwards.
+	defer func() {
+		if f.retick {
+			f.retick = false
+			f.quiet()
+		}
+	}()
 	switch msg := msg.(type) {
 	case drawMsg:
 		return f, nil
