@@ -198,9 +198,9 @@ func (s *screen) draw(view tea.View) error {
 // one line, not the whole screen. Each of nexus's lines sets its own
 // styles (every pane line is styled whole), which
 // TestLinesDrawnAloneMatchTheScreen holds. Every line is still marked
-// touched, as Bubble Tea's renderer leaves them: the renderer's scroll
-// optimisation keeps stale hashes for untouched lines and, with streamed
-// text moving up, scrolled the screen wrong (TestTUIResizeMidStream).
+// touched, as Bubble Tea's renderer leaves them after its Clear, so the
+// renderer's diff and scroll optimisation get the input they always got
+// (they rehash only touched lines).
 func (s *screen) drawChangedLines(content string) {
 	lines := strings.Split(content, "\n")
 	w := s.cells.Width()
