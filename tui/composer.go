@@ -207,7 +207,7 @@ func (m *Model) renderComposer(r rect) []string {
 	if r.w < 70 {
 		footer = ""
 	}
-	body := strings.Split(m.composer.ta.View(), "\n")
+	body := strings.Split(m.composerBody(), "\n")
 	if n := r.h - 2; len(body) > n {
 		body = body[:max(0, n)]
 	}

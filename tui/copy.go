@@ -60,7 +60,7 @@ func (m *Model) copyText(text, what string) tea.Cmd {
 		note = "copied " + what + ": only the first " + sizeLabel(len(sent)) + " of " + sizeLabel(len(text)) +
 			" (" + sizeLabel(maxCopy) + " at most)"
 	}
-	return tea.Batch(tea.Raw(osc52(sent, inTmux())), m.setFlash(note, false))
+	return tea.Batch(m.raw(osc52(sent, inTmux())), m.setFlash(note, false))
 }
 
 // copyKey copies what the person is looking at: the diff in the diff

@@ -17,8 +17,9 @@
 //
 // # Structure
 //
-//   - Run (run.go) builds the Model and the program, starts the bridge
-//     goroutine and waits for both.
+//   - Run (run.go) builds the Model and the program (frames_run.go),
+//     starts the bridge goroutine and waits for both. Frames are drawn on
+//     demand; see Frames below.
 //   - The bridge (bridge.go) is the only goroutine that reads the
 //     subscription. It batches events for at most one frame (16 ms) and
 //     sends one frameMsg with program.Send: journaled events (must arrive,
@@ -221,6 +222,41 @@
 // protocol reports (◆, ✎), until its next run (notify_guess.go); the
 // help dialog lists the marks.
 //
+// # Frames
+//
+// Bubble Tea's renderer is off (its 120 Hz ticker was the idle UI's whole
+// cost); nexus draws its own frames, on demand. The program runs the
+// frames model (frames.go) around the root Model: every message the
+// Model takes marks the view dirty, and the View call that follows each
+// Update hands the Model's view to the painter, a goroutine that writes
+// the cell diff (screen.go: ultraviolet's TerminalRenderer, as Bubble
+// Tea's renderer does, with the same terminal modes and synchronized
+// output, mode 2026, where the terminal has it). The first frame after a
+// quiet spell is drawn at once, so a key press is on screen without
+// waiting for a frame period. Within 8 ms of a frame (frameBudget) the
+// next one is held back: the painter arms a timer and sends drawMsg when
+// the budget is over, and the latest view is drawn; a flooding stream
+// costs at most one View and one frame per 8 ms. With nothing held back
+// no timer runs; while nothing changes nothing runs at all. A frame
+// redraws into the cell buffer only the lines that changed
+// (drawChangedLines). What moves on screen ticks at its own rate only
+// while it is visible (spin.go): the spinner 10 times a second while the
+// status line shows it, the elapsed times once a second while only the
+// thread list shows them.
+//
+// Bubble Tea does some things only with its renderer on; the program
+// does them (frames_run.go, frames_tty.go): the tty's raw mode, the
+// terminal's size and SIGWINCH, the mode 2026 query, handing the
+// terminal to $EDITOR (Model.execProcess: tea.Exec with an ExecCommand
+// that gives the screen and the tty back and takes them again) and
+// before tea.Suspend. Bytes for the terminal (the bell, notifications,
+// OSC 52) go through Model.raw, which queues them to the painter ahead
+// of the frame of the same update; a tea.Raw from elsewhere is turned
+// into rawOutMsg by the program's filter and queued the same way.
+// Bubble Tea v2.1.1 still starts a ticker without its renderer;
+// quietTicker (frames_ticker.go) stops it after Run and after each
+// handover. docs/decisions/tui-frames-on-demand.md has the why.
+//
 // # Invariants
 //
 //   - Update and View never block and never do I/O: no channel receive,
@@ -232,8 +268,10 @@
 //   - Agent and tool text is stripped of escape sequences and control
 //     characters before it is drawn (sanitize, text.go).
 //   - Every pane returns lines of exactly its width.
-//   - An idle screen writes nothing to the terminal: the cursor does not
-//     blink, and the spinner turns only while runs are active.
+//   - An idle screen writes nothing to the terminal and wakes nothing:
+//     the cursor does not blink, no ticker runs, and the spinner and the
+//     elapsed times tick only while runs are active and they are on
+//     screen.
 //   - Quitting asks first while a run is active, and says what will
 //     happen to it.
 //

@@ -227,7 +227,7 @@ func (m *Model) editorDone(msg editorMsg) tea.Cmd {
 	case editorReadyMsg:
 		job := msg.job
 		c := exec.Command(job.argv[0], append(job.argv[1:], job.path)...)
-		return tea.ExecProcess(c, func(err error) tea.Msg { return editorExitedMsg{job: job, err: err} })
+		return m.execProcess(c, func(err error) tea.Msg { return editorExitedMsg{job: job, err: err} })
 	case editorExitedMsg:
 		job, err := msg.job, msg.err
 		return func() tea.Msg { return finishEditor(job, err) }

@@ -98,6 +98,11 @@ type Model struct {
 	// search is the transcript's search box and its current match
 	// (search.go).
 	search searchBox
+	// composerView is the empty composer's drawing (composer_view.go).
+	composerView composerView
+	// frames draws the screen when Run runs the program (frames.go);
+	// nil in tests that drive Update and View.
+	frames *frames
 }
 
 // threadRow is the derived view of one thread for the list.
@@ -172,7 +177,8 @@ func (m *Model) Init() tea.Cmd {
 
 // Update implements tea.Model. After every message the terminal panes
 // and the request box follow what the screen shows (syncTerms,
-// syncRequestBox).
+// syncRequestBox), and what moves on screen ticks if it came into view
+// (startSpinner).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	m.syncTerms()
@@ -180,6 +186,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = tea.Batch(cmd, c)
 	}
 	m.syncWatch()
+	if spin := m.startSpinner(); spin != nil {
+		cmd = tea.Batch(cmd, spin)
+	}
 	return m, cmd
 }
 

@@ -100,7 +100,7 @@ func (m *Model) notifyFrame(f frameMsg) tea.Cmd {
 	if out.Len() == 0 {
 		return nil
 	}
-	return tea.Raw(out.String())
+	return m.raw(out.String())
 }
 
 // noticeThread names a thread in a notification.

@@ -38,20 +38,10 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 		m.prefsOut = &prefsWriter{path: path}
 		m.relayout()
 	}
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(frameRate)}
-	if opts.IO.Input != nil {
-		popts = append(popts, tea.WithInput(opts.IO.Input))
+	p, err := newProgram(ctx, m, opts.IO)
+	if err != nil {
+		return err
 	}
-	if opts.IO.Output != nil {
-		popts = append(popts, tea.WithOutput(opts.IO.Output))
-	}
-	if opts.IO.Env != nil {
-		popts = append(popts, tea.WithEnvironment(opts.IO.Env))
-	}
-	if opts.IO.Width > 0 && opts.IO.Height > 0 {
-		popts = append(popts, tea.WithWindowSize(opts.IO.Width, opts.IO.Height))
-	}
-	p := tea.NewProgram(m, popts...)
 	m.terms.send = p.Send
 	setTermNiceFromEnv()
 
@@ -65,6 +55,7 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 	}()
 
 	_, err = p.Run()
+	p.close()
 	cancel()
 	wg.Wait()
 	m.terms.wg.Wait() // the terminal panes end with ctx
@@ -90,11 +81,3 @@ func envLookup(env []string) func(string) string {
 		return ""
 	}
 }
-
-// frameRate is the renderer's most frames per second. At Bubble Tea's
-// default of 60 a key press waits up to 16.7 ms for the next frame
-// before it is drawn, so key-to-screen could never meet its 16 ms p99
-// target (BENCHMARKS.md); at 120 the wait is at most 8.3 ms. The renderer writes only
-// when the view changed, so an idle screen still writes nothing; the cost
-// is the ticker's wakeups (BENCHMARKS.md measures the idle CPU).
-const frameRate = 120

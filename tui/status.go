@@ -19,23 +19,26 @@ type clearFlashMsg struct{ id int }
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // spinInterval is the spinner's frame time. It ticks only while runs
-// are active; an idle screen writes nothing.
+// are active and it is on screen (spin.go); an idle screen writes
+// nothing.
 const spinInterval = 100 * time.Millisecond
 
 // spinMsg advances the spinner.
 type spinMsg struct{}
 
-// startSpinner starts the spinner's tick if runs are active and it is
-// not turning yet.
+// startSpinner starts the tick of what moves on screen (spinEvery) if
+// something does and it is not ticking yet.
 func (m *Model) startSpinner() tea.Cmd {
-	if m.spinning || m.active == 0 {
+	d := m.spinEvery()
+	if m.spinning || d == 0 {
 		return nil
 	}
 	m.spinning = true
-	return m.after(spinInterval, spinMsg{})
+	return m.after(d, spinMsg{})
 }
 
-// spin advances the spinner and re-arms it while runs are active.
+// spin advances the spinner and re-arms the tick while something moving
+// is on screen.
 func (m *Model) spin() tea.Cmd {
 	m.spinning = false
 	if m.active == 0 {
