@@ -25,8 +25,15 @@ var (
 
 // maxKillDelayMS bounds the random instant of a kill after the restarted
 // host answers: long enough for several paced steps (10 to 80 ms each),
-// short enough that most kills land mid-step or mid-recovery.
-const maxKillDelayMS = 200
+// short enough that most kills land mid-step or mid-recovery. On a busy
+// machine an op may take longer than that every time: each kill after
+// which no op completed doubles the bound (up to maxKillDelayCapMS), and
+// one that saw progress brings it back, so the loop moves on under any
+// load and still kills at random points of each op.
+const (
+	maxKillDelayMS    = 200
+	maxKillDelayCapMS = 20000
+)
 
 // recoveryBudget is how long a restarted host may take to serve again.
 const recoveryBudget = 10 * time.Second
@@ -59,6 +66,7 @@ func TestCrashLoop(t *testing.T) {
 	ctx := context.Background()
 	var tStart, tRun, tCheck time.Duration
 	defer func() { t.Logf("time in host start %v, workload %v, checks %v", tStart, tRun, tCheck) }()
+	delayMS := maxKillDelayMS
 	for k := 0; k < kills; k++ {
 		t0 := time.Now()
 		h, took := startCrashHost(t, dir, ws)
@@ -68,14 +76,20 @@ func TestCrashLoop(t *testing.T) {
 			t.Fatalf("seed %d kill %d: recovery took %v, over %v", seed, k, took, recoveryBudget)
 		}
 		done := make(chan bool, 1)
+		before := r.next
 		go func() { done <- r.advance(ctx, h.c) }()
 		select {
-		case <-time.After(time.Duration(rng.Intn(maxKillDelayMS)) * time.Millisecond):
+		case <-time.After(time.Duration(rng.Intn(delayMS)) * time.Millisecond):
 		case <-done:
 			done <- true
 		}
 		h.kill()
 		<-done
+		if r.next > before {
+			delayMS = maxKillDelayMS
+		} else {
+			delayMS = min(delayMS*2, maxKillDelayCapMS)
+		}
 		tRun += time.Since(t0)
 		t0 = time.Now()
 		checks.check(t, seed, k, dir, ws, r, writes, false)
