@@ -227,7 +227,9 @@ func TestTUIGridFourThreads(t *testing.T) {
 	tt := e.startTUI(t)
 	tt.waitFor("Threads (4)")
 	for i, id := range ids {
-		e.must("send", id, "story "+names[i]+" #slow=5s", "--no-wait")
+		// 20 s each: long enough that the four overlap however slowly the
+		// host gets to them on a busy machine.
+		e.must("send", id, "story "+names[i]+" #slow=20s", "--no-wait")
 	}
 	tt.keys("C-g")
 	var cells []string
@@ -236,7 +238,7 @@ func TestTUIGridFourThreads(t *testing.T) {
 	}
 	tt.waitForAll(cells...)
 	// The four runs start as the host gets to them: wait for all four
-	// badges (each run lasts 5 s, so they are all running together).
+	// badges (each run lasts 20 s, so they are all running together).
 	var scr string
 	eventually(t, "four running badges in the grid", func() bool {
 		scr = tt.screen()
@@ -253,7 +255,15 @@ func TestTUIGridFourThreads(t *testing.T) {
 	for _, n := range names {
 		tails = append(tails, `acted on: "story `+n+`"`)
 	}
-	tt.waitForAll(tails...)
+	eventually(t, "every cell tailing its reply to the end", func() bool {
+		scr := tt.screen()
+		for _, w := range tails {
+			if !strings.Contains(scr, w) {
+				return false
+			}
+		}
+		return true
+	})
 	tt.waitLayoutGrid(120, 40)
 
 	tt.keys("Left", "Left", "Left", "Right") // the first cell, then the second
