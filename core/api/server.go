@@ -492,11 +492,24 @@ func encodeResponse(id json.RawMessage, result any, werr *wireError) []byte {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
-	line, err := json.Marshal(response{JSONRPC: "2.0", ID: id, Result: result, Error: werr})
+	line, err := marshalVerbatim(response{JSONRPC: "2.0", ID: id, Result: result, Error: werr})
 	if err != nil {
 		return nil
 	}
 	return line
+}
+
+// marshalVerbatim encodes v as one JSON line without HTML escaping, so a
+// request id such as "a&b" comes back byte for byte as the client sent
+// it, not as "a\u0026b".
+func marshalVerbatim(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // wireState returns st with every sealed run history thawed, so the JSON a

@@ -23,7 +23,8 @@
 // and drain, a background host's linger period) does it through Watch
 // (watch.go): a check of the state called again only when a client
 // connects or leaves, an event is journaled, or a deadline the check
-// asked for comes. Nothing polls, and an idle host sleeps.
+// asked for comes. Nothing polls: an idle host wakes only for a failsafe
+// check every 30 s, so no lost wake-up can keep it alive for good.
 //
 // # Notify command
 //

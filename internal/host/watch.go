@@ -16,7 +16,9 @@ import (
 // deltas do not wake check), or recheck elapsing: a check that needs the
 // passing of time (a linger period) asks for one call after that long,
 // 0 for none. Nothing polls: a host with no clients and no events
-// sleeps until its last timer.
+// wakes once every watchFailsafe, a recheck that keeps a wake-up lost to
+// a bug from holding a background host (and whatever waits for it to
+// exit) forever.
 //
 // check runs on Watch's goroutine and must not block; st is Watch's
 // own and must not be kept.
@@ -32,6 +34,9 @@ func (h *Host) Watch(ctx context.Context, check func(st *core.State) (done bool,
 		}
 	}
 }
+
+// watchFailsafe is the longest Watch sleeps without calling check.
+const watchFailsafe = 30 * time.Second
 
 // watch is Watch over one subscription; it returns core.ErrLagged when
 // the subscription fell behind (Watch subscribes again).
@@ -53,10 +58,11 @@ func (h *Host) watch(ctx context.Context, sub *core.Subscription, check func(*co
 		if timer != nil {
 			timer.Stop()
 		}
-		if recheck > 0 {
-			timer = time.NewTimer(recheck)
-			fire = timer.C
+		if recheck <= 0 || recheck > watchFailsafe {
+			recheck = watchFailsafe
 		}
+		timer = time.NewTimer(recheck)
+		fire = timer.C
 	wait:
 		for {
 			select {
