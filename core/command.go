@@ -42,6 +42,12 @@ const (
 	// Profile, Instructions); CmdAgentRemove removes one by alias.
 	CmdAgentAdd    CommandKind = "agent.add"
 	CmdAgentRemove CommandKind = "agent.remove"
+	// Mission commands (doc.go, "Missions").
+	CmdMissionCreate  CommandKind = "mission.create"
+	CmdMissionApprove CommandKind = "mission.approve"
+	CmdMissionStop    CommandKind = "mission.stop"
+	CmdMissionResume  CommandKind = "mission.resume"
+	CmdMissionVote    CommandKind = "mission.vote"
 )
 
 // SendMode is how message.send meets an active run.
@@ -123,6 +129,12 @@ type Command struct {
 	NewAgent     string `json:"newAgent,omitempty"`
 	Profile      string `json:"profile,omitempty"`
 	Instructions string `json:"instructions,omitempty"`
+	// Mission names the mission of a mission command; NewMission is the
+	// mission mission.create makes, as the edge resolved it; Task is the
+	// task mission.vote votes for.
+	Mission    string   `json:"mission,omitempty"`
+	NewMission *Mission `json:"newMission,omitempty"`
+	Task       string   `json:"task,omitempty"`
 }
 
 // InputError is an input that cannot form a valid command. It is refused at
@@ -225,6 +237,8 @@ func (c *Command) Validate() error {
 		}
 	case CmdAgentAdd, CmdAgentRemove:
 		return c.validateAgent()
+	case CmdMissionCreate, CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote:
+		return c.validateMission()
 	case CmdThreadArchive, CmdThreadStop, CmdRunInterrupt, CmdRunResume,
 		CmdProviderSwitch, CmdMergeBack, CmdRollbackToRun, CmdRollbackUndo, CmdCheckpoint:
 	default:

@@ -99,6 +99,9 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 	if err := agentRefs(st, c); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := missionRefs(st, c); err != nil {
+		return nil, nil, nil, err
+	}
 	if err := checkRefs(st, c); err != nil {
 		return nil, nil, nil, err
 	}
@@ -146,13 +149,23 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 		rej = t.addAgent(c)
 	case CmdAgentRemove:
 		rej = t.removeAgent(c)
+	case CmdMissionCreate:
+		rej = t.createMission(c)
+	case CmdMissionApprove:
+		rej = t.approveMission(c)
+	case CmdMissionStop:
+		rej = t.stopMission(c)
+	case CmdMissionResume:
+		rej = t.resumeMission(c)
+	case CmdMissionVote:
+		rej = t.voteMission(c)
 	default:
 		return nil, nil, nil, refuse("%s is not available in this version of nexus", c.Kind)
 	}
 	r := t.receipt
 	if rej != nil {
 		rej.Command = c.ID
-		r = &Receipt{Command: c.ID, Kind: c.Kind, Thread: c.Thread, Agent: t.receipt.Agent, Reject: rej}
+		r = &Receipt{Command: c.ID, Kind: c.Kind, Thread: c.Thread, Agent: t.receipt.Agent, Mission: c.Mission, Reject: rej}
 		t.emit(EvCommandRejected, Event{Thread: c.Thread, Payload: Payload{Rejection: rej, Receipt: r}})
 	} else {
 		t.emit(EvCommandAccepted, Event{Thread: r.Thread, Run: r.Run, Payload: Payload{Receipt: r}})
@@ -184,7 +197,7 @@ func checkRefs(st *State, c *Command) error {
 			return refuse("unknown request %q: list pending ones with `nexus requests`", c.Request)
 		}
 		return nil
-	case CmdDailyBudget, CmdAgentAdd, CmdAgentRemove:
+	case CmdDailyBudget, CmdAgentAdd, CmdAgentRemove, CmdMissionCreate, CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote:
 		return nil
 	case CmdRunResume:
 		if c.Thread == "" {
@@ -306,6 +319,9 @@ func (t *tx) refreshThread(thread string) {
 		c := *th
 		c.Status = status
 		t.putThread(c)
+	}
+	if th.Mission != "" {
+		t.missionThread(thread)
 	}
 }
 

@@ -172,6 +172,7 @@ func (t *tx) switchProvider(c *Command) *Rejection {
 // provider process is gone (docs/ARCHITECTURE.md, "Crash and resume").
 func (t *tx) recover() {
 	sessions, runs := 0, 0
+	t.recoverMissions()
 	t.abandonScopeCaptures()
 	for _, id := range sortedKeys(t.st.Threads) {
 		th := t.st.Threads[id]

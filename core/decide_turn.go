@@ -28,6 +28,9 @@ func (t *tx) observe(o *Observation) {
 	case ObsRestored:
 		t.observeRestored(o)
 		return
+	case ObsMission:
+		t.observeMission(o)
+		return
 	}
 	r := t.st.Runs[o.Run]
 	if r == nil || r.Thread != o.Thread {

@@ -95,7 +95,13 @@ type Effect struct {
 	// the thread left) and Commit, and of those only Only unless
 	// AllPaths; a path whose file differs from From now is kept unless
 	// Force.
-	From     string   `json:"from,omitempty"`
+	From string `json:"from,omitempty"`
+	// Mission steps (EffMission): the step (Op), its mission and task,
+	// and the mission's repository.
+	Op       string   `json:"op,omitempty"`
+	Mission  string   `json:"mission,omitempty"`
+	Task     string   `json:"task,omitempty"`
+	Repo     string   `json:"repo,omitempty"`
 	Only     []string `json:"only,omitempty"`
 	AllPaths bool     `json:"allPaths,omitempty"`
 	Force    bool     `json:"force,omitempty"`

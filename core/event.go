@@ -35,6 +35,7 @@ type Payload struct {
 	Rejection      *Rejection      `json:"rejection,omitempty" msgpack:"rj,omitempty"`
 	Receipt        *Receipt        `json:"receipt,omitempty" msgpack:"rc,omitempty"`
 	Agent          *Agent          `json:"agent,omitempty" msgpack:"ag,omitempty"`
+	Mission        *Mission        `json:"mission,omitempty" msgpack:"mi,omitempty"`
 	// Text is a coalesced text delta appended to Node's text (node.text).
 	Text string `json:"text,omitempty" msgpack:"tx,omitempty"`
 	// Note is a human-readable line for warnings and activity.
@@ -98,7 +99,9 @@ type Receipt struct {
 	Checkpoint string `json:"checkpoint,omitempty" msgpack:"ck,omitempty"`
 	// Agent is the id of the agent an agent.add added or agent.remove
 	// removed.
-	Agent  string     `json:"agent,omitempty" msgpack:"ag,omitempty"`
-	Seq    uint64     `json:"seq" msgpack:"q"`
-	Reject *Rejection `json:"rejection,omitempty" msgpack:"rj,omitempty"`
+	Agent string `json:"agent,omitempty" msgpack:"ag,omitempty"`
+	// Mission is the mission a mission command made or acted on.
+	Mission string     `json:"mission,omitempty" msgpack:"mi,omitempty"`
+	Seq     uint64     `json:"seq" msgpack:"q"`
+	Reject  *Rejection `json:"rejection,omitempty" msgpack:"rj,omitempty"`
 }

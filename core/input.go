@@ -49,16 +49,21 @@ const (
 // them are. So a field here may be renamed freely, but what Decide
 // records from it may not change.
 type Observation struct {
-	Kind    ObsKind `json:"kind"`
-	At      int64   `json:"at,omitempty"`
-	Thread  string  `json:"thread"`
-	Run     string  `json:"run,omitempty"`
-	Attempt string  `json:"attempt,omitempty"`
-	Key     string  `json:"key,omitempty"`
-	Parent  string  `json:"parent,omitempty"`
-	Title   string  `json:"title,omitempty"`
-	Text    string  `json:"text,omitempty"`
-	Error   string  `json:"error,omitempty"`
+	Kind ObsKind `json:"kind"`
+	// Mission and Task: whose step an ObsMission reports; Changed is how
+	// many paths a task's commit changed.
+	Mission string `json:"mission,omitempty"`
+	Task    string `json:"task,omitempty"`
+	Changed int    `json:"changed,omitempty"`
+	At      int64  `json:"at,omitempty"`
+	Thread  string `json:"thread"`
+	Run     string `json:"run,omitempty"`
+	Attempt string `json:"attempt,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Parent  string `json:"parent,omitempty"`
+	Title   string `json:"title,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Error   string `json:"error,omitempty"`
 	// Nodes (ObsNode): the kind of a new node (tool_call when empty), and
 	// a status once it changes.
 	NodeKind   NodeKind   `json:"nodeKind,omitempty"`

@@ -202,6 +202,10 @@ type Thread struct {
 	// (kept when the agent is removed); its instructions reach every turn.
 	Agent      string `json:"agent,omitempty" msgpack:"ag,omitempty"`
 	AgentAlias string `json:"agentAlias,omitempty" msgpack:"aa,omitempty"`
+	// Mission and Task: the mission (and its task) the thread works for
+	// (the planner's thread has no task).
+	Mission string `json:"mission,omitempty" msgpack:"mi,omitempty"`
+	Task    string `json:"task,omitempty" msgpack:"tk,omitempty"`
 }
 
 // Run is one user turn of a thread.
@@ -213,6 +217,9 @@ type Run struct {
 	Text    string    `json:"text" msgpack:"tx"`
 	// Steers are follow-up instructions folded into this run, in order.
 	Steers []string `json:"steers,omitempty" msgpack:"sr,omitempty"`
+	// Context is how the run's message was compiled, section by section
+	// (a mission task's turn; doc.go, "Compiled context").
+	Context []Section `json:"context,omitempty" msgpack:"cx,omitempty"`
 	// Transfer is the merge-back context transfer injected with this
 	// run's message, if any; Handoff the provider-switch handoff.
 	Transfer string `json:"transfer,omitempty" msgpack:"xf,omitempty"`

@@ -33,6 +33,8 @@ type State struct {
 	Receipts        map[string]*Receipt        `json:"receipts" msgpack:"receipts"`
 	// Agents are the agent identities by id, removed ones included.
 	Agents map[string]*Agent `json:"agents,omitempty" msgpack:"agents,omitempty"`
+	// Missions by id.
+	Missions map[string]*Mission `json:"missions,omitempty" msgpack:"missions,omitempty"`
 	// RequestCount numbers request ids (R1, R2, ...).
 	RequestCount int `json:"requestCount" msgpack:"reqn"`
 	// DailyBudgetUSD is what all threads together may spend in a UTC day
@@ -113,6 +115,9 @@ func (st *State) init() {
 	}
 	if st.Agents == nil {
 		st.Agents = map[string]*Agent{}
+	}
+	if st.Missions == nil {
+		st.Missions = map[string]*Mission{}
 	}
 }
 
@@ -200,6 +205,7 @@ func (st *State) Clone() *State {
 	c.Receipts = cloneMap(st.Receipts)
 	c.Sealed = cloneMap(st.Sealed)
 	c.Agents = cloneMap(st.Agents)
+	c.Missions = cloneMap(st.Missions)
 	if st.idx == nil {
 		c.Reindex()
 		return c
@@ -327,6 +333,12 @@ func (st *State) Apply(ev *Event) error {
 			st.Agents = map[string]*Agent{}
 		}
 		st.Agents[p.Agent.ID] = p.Agent
+	}
+	if p.Mission != nil {
+		if st.Missions == nil {
+			st.Missions = map[string]*Mission{}
+		}
+		st.Missions[p.Mission.ID] = p.Mission
 	}
 	return nil
 }

@@ -98,6 +98,10 @@ func decThread(r *reader) *core.Thread {
 			v.Agent = r.str()
 		case "aa":
 			v.AgentAlias = r.str()
+		case "mi":
+			v.Mission = r.str()
+		case "tk":
+			v.Task = r.str()
 		default:
 			if !decUsage(r, k, &v.TokensIn, &v.TokensOut, &v.CostUSD, &v.NoCost) {
 				r.skip()
@@ -127,6 +131,8 @@ func decRun(r *reader) *core.Run {
 			v.Text = r.str()
 		case "sr":
 			v.Steers = r.strs()
+		case "cx":
+			v.Context = decList(r, decSection)
 		case "hd":
 			v.Held = r.bool()
 		case "an":
@@ -338,6 +344,8 @@ func decPayload(r *reader, p *core.Payload) {
 			p.Receipt = decReceipt(r)
 		case "ag":
 			p.Agent = decAgent(r)
+		case "mi":
+			p.Mission = decMission(r)
 		case "tx":
 			p.Text = r.str()
 		case "nt":

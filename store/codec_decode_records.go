@@ -408,6 +408,8 @@ func decReceipt(r *reader) *core.Receipt {
 			v.Checkpoint = r.str()
 		case "ag":
 			v.Agent = r.str()
+		case "mi":
+			v.Mission = r.str()
 		case "m":
 			v.Mode = core.SendMode(r.str())
 		case "q":

@@ -58,6 +58,8 @@ func encThread(e *enc, t *core.Thread) {
 	o.int("ut", t.UpdatedAt)
 	o.strOmit("ag", t.Agent)
 	o.strOmit("aa", t.AgentAlias)
+	o.strOmit("mi", t.Mission)
+	o.strOmit("tk", t.Task)
 	o.end()
 }
 
@@ -73,6 +75,13 @@ func encRun(e *enc, r *core.Run) {
 	o.str("s", string(r.Status))
 	o.str("tx", r.Text)
 	o.strsOmit("sr", r.Steers)
+	if len(r.Context) > 0 {
+		o.key("cx")
+		e.arrayLen(len(r.Context))
+		for i := range r.Context {
+			encSection(e, &r.Context[i])
+		}
+	}
 	o.strOmit("xf", r.Transfer)
 	o.strOmit("hf", r.Handoff)
 	o.strOmit("pv", r.Provider)
@@ -383,6 +392,7 @@ func encReceipt(e *enc, c *core.Receipt) {
 	o.strOmit("op", c.Op)
 	o.strOmit("ck", c.Checkpoint)
 	o.strOmit("ag", c.Agent)
+	o.strOmit("mi", c.Mission)
 	o.uint("q", c.Seq)
 	if c.Reject != nil {
 		o.key("rj")
@@ -476,6 +486,10 @@ func encPayload(e *enc, p *core.Payload) {
 	if p.Agent != nil {
 		o.key("ag")
 		encAgent(e, p.Agent)
+	}
+	if p.Mission != nil {
+		o.key("mi")
+		encMission(e, p.Mission)
 	}
 	o.strOmit("tx", p.Text)
 	o.strOmit("nt", p.Note)

@@ -96,6 +96,10 @@ func encodeState(st *core.State) ([]byte, map[string][]byte, error) {
 		o.key("agents")
 		encMap(e, st.Agents, encAgent)
 	}
+	if len(st.Missions) > 0 {
+		o.key("missions")
+		encMap(e, st.Missions, encMission)
+	}
 	o.int("reqn", int64(st.RequestCount))
 	o.floatOmit("dbu", st.DailyBudgetUSD)
 	o.key("sealed")
@@ -191,6 +195,8 @@ func DecodeState(b []byte) (*core.State, error) {
 			st.Receipts = decMap(r, decReceipt)
 		case "agents":
 			st.Agents = decMap(r, decAgent)
+		case "missions":
+			st.Missions = decMap(r, decMission)
 		case "reqn":
 			st.RequestCount = int(r.int())
 		case "dbu":

@@ -23,10 +23,13 @@ type LiveWork struct {
 	Runs      int `json:"runs"`
 	Requests  int `json:"requests"`
 	Terminals int `json:"terminals"`
+	// Missions are the missions at work (not ended, not waiting on the
+	// person).
+	Missions int `json:"missions,omitempty"`
 }
 
 // Any reports whether there is live work.
-func (l LiveWork) Any() bool { return l.Runs+l.Requests+l.Terminals > 0 }
+func (l LiveWork) Any() bool { return l.Runs+l.Requests+l.Terminals+l.Missions > 0 }
 
 // String says it in words: "2 runs, 1 live terminal", or "nothing".
 func (l LiveWork) String() string {
@@ -40,6 +43,7 @@ func (l LiveWork) String() string {
 		}
 	}
 	add(l.Runs, "run", "runs")
+	add(l.Missions, "mission", "missions")
 	add(l.Requests, "pending request", "pending requests")
 	add(l.Terminals, "live terminal", "live terminals")
 	if len(parts) == 0 {

@@ -66,6 +66,8 @@ commands:
   host status|stop      the background host: what it runs; stop it [--force]
   thread new|list|show|fork|archive|rename
   agent add|list|show|remove   agent identities: alias, profile, instructions
+  mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--yes] [--wait]
+  mission list|show|approve|stop|resume|vote [--json]   goals across several agents
   send THREAD TEXT [--mode auto|steer|restart|queue]
   queue THREAD list|hold|release|remove [RUN]
   interrupt THREAD [--hold-queue]
@@ -163,6 +165,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdThread(ctx, args)
 	case "agent":
 		return a.cmdAgent(ctx, args)
+	case "mission":
+		return a.cmdMission(ctx, args)
 	case "send":
 		return a.cmdSend(ctx, args)
 	case "queue":

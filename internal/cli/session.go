@@ -162,6 +162,11 @@ func hostBusy(st *core.State) bool {
 			return true
 		}
 	}
+	for _, m := range st.Missions {
+		if m.Working() {
+			return true
+		}
+	}
 	return false
 }
 

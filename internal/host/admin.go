@@ -58,6 +58,11 @@ func (h *Host) LiveIn(st *core.State) api.LiveWork {
 			l.Requests++
 		}
 	}
+	for _, m := range st.Missions {
+		if m.Working() {
+			l.Missions++
+		}
+	}
 	for id, th := range st.Threads {
 		if th.Status == core.ThreadArchived {
 			continue

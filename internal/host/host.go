@@ -34,6 +34,7 @@ type Host struct {
 	reg     *providers.Registry
 	pool    *workers.Pool
 	cps     *checkpointer
+	miss    *missioner
 	srv     *api.Server
 	cancel  context.CancelFunc
 	srvErr  chan error
@@ -74,10 +75,13 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 	reg := NewRegistry(pool, cfg)
 	hctx, cancel := context.WithCancel(context.Background())
 	cps := &checkpointer{m: checkpoint.New(dir, checkpoint.Options{PackAfter: envInt("NEXUS_CHECKPOINT_PACK_AFTER")}), ctx: hctx}
+	miss := &missioner{m: cps.m, root: worktreeRoot(dir, cfg), ctx: hctx}
 	exec := func(e core.Effect) {
 		switch e.Kind {
 		case core.EffCheckpoint, core.EffRestore:
 			cps.exec(e)
+		case core.EffMission:
+			miss.exec(e)
 		default:
 			reg.Exec(e)
 		}
@@ -89,7 +93,7 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 		st.Close()
 		return nil, err
 	}
-	cps.sink = runner
+	cps.sink, miss.sink = runner, runner
 	ln, err := api.Listen(filepath.Join(dir, SocketName))
 	if err != nil {
 		cancel()
@@ -98,7 +102,7 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 		return nil, fmt.Errorf("cannot serve the state dir socket: %w", err)
 	}
 	h := &Host{st: st, runner: runner, backend: &hostBackend{Backend: runner, reg: reg, stateDir: dir}, reg: reg, pool: pool,
-		cps: cps, cancel: cancel, dead: make(chan struct{}), srvErr: make(chan error, 1),
+		cps: cps, miss: miss, cancel: cancel, dead: make(chan struct{}), srvErr: make(chan error, 1),
 		adm: admin{started: time.Now(), stop: make(chan struct{})}}
 	reg.Bind(hctx, runner)
 	go func() {
@@ -136,6 +140,7 @@ func (h *Host) Close() {
 	h.notify.wait()
 	h.reg.Close()
 	h.cps.wait()
+	h.miss.wait()
 	h.pool.Close()
 	<-h.srvErr
 	h.st.Close()

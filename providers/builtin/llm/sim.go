@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/nexus-tui/nexus/core"
 )
 
 // Sim is the deterministic offline model. It understands plain requests
@@ -213,8 +215,17 @@ func summaryOf(path, content string) string {
 func (s Sim) Complete(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
 	start := time.Now()
 	instr, results := lastTurn(req.Messages)
-	steps, summarize, unknown := plan(instr)
 	resp := Response{Model: "sim"}
+	if goal, ok := missionGoal(instr); ok {
+		resp.Text = planTasks(goal)
+		if onDelta != nil {
+			onDelta(resp.Text)
+		}
+		resp.Usage = estimate(req, resp)
+		return resp, ctx.Err()
+	}
+	instr = taskOf(instr)
+	steps, summarize, unknown := plan(instr)
 	for _, st := range steps {
 		resp.Plan = append(resp.Plan, st.label)
 	}
@@ -338,4 +349,40 @@ func agentNote(system string) string {
 		first = string(r[:120]) + "…"
 	}
 	return fmt.Sprintf("As agent %s I follow my instructions: %s\n", alias, first)
+}
+
+// missionGoal recognises a mission planner's message (core.PlanPrompt)
+// and returns its goal.
+func missionGoal(instr string) (string, bool) {
+	if !strings.HasPrefix(instr, core.PlanPrompt) {
+		return "", false
+	}
+	i := strings.LastIndex(instr, "Goal: ")
+	if i < 0 {
+		return "", false
+	}
+	return strings.TrimSpace(instr[i+len("Goal: "):]), true
+}
+
+// planTasks is the sim model's plan: one task per clause of the goal.
+func planTasks(goal string) string {
+	var b strings.Builder
+	for i, c := range splitClauses(goal) {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, c)
+	}
+	if b.Len() == 0 {
+		fmt.Fprintf(&b, "1. %s\n", goal)
+	}
+	return b.String()
+}
+
+// taskOf is the instruction of a compiled turn (core.CompileText): its
+// last section's "Task: " line; any other message as it is.
+func taskOf(instr string) string {
+	if i := strings.LastIndex(instr, "## Task"); i >= 0 {
+		if j := strings.Index(instr[i:], "Task: "); j >= 0 {
+			return strings.TrimSpace(instr[i+j+len("Task: "):])
+		}
+	}
+	return instr
 }
