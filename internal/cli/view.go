@@ -22,8 +22,11 @@ type ThreadView struct {
 	ForkRun    int               `json:"forkRun,omitempty"`
 	// Agent and AgentAlias: the agent identity the thread was started as
 	// (nexus thread new --agent), kept if the agent is removed.
-	Agent       string            `json:"agent,omitempty"`
-	AgentAlias  string            `json:"agentAlias,omitempty"`
+	Agent      string `json:"agent,omitempty"`
+	AgentAlias string `json:"agentAlias,omitempty"`
+	// Mission and Task: the mission (and task) the thread works for.
+	Mission     string            `json:"mission,omitempty"`
+	Task        string            `json:"task,omitempty"`
 	QueueHeld   bool              `json:"queueHeld"`
 	Runs        []RunView         `json:"runs"`
 	Requests    []RequestView     `json:"requests"`
@@ -52,6 +55,12 @@ type RunView struct {
 	CostUnknown bool          `json:"costUnknown,omitempty"`
 	Attempts    []AttemptView `json:"attempts"`
 	Nodes       []NodeView    `json:"nodes"`
+	// Context is what the run's turns were compiled from, by provenance
+	// (agent, project, task, runtime, user): a mission task's sections as
+	// journaled with the run; for any other run its agent's
+	// instructions, any handoff or merge-back it carried, and the
+	// person's message.
+	Context []core.Section `json:"context"`
 }
 
 type AttemptView struct {
@@ -105,11 +114,12 @@ func viewThread(st *core.State, th *core.Thread) ThreadView {
 		ForkedFrom: th.ForkedFrom, ForkRun: th.ForkRun, QueueHeld: th.QueueHeld,
 		Runs: []RunView{}, Requests: []RequestView{}, Todos: []TodoView{},
 		Checkpoints: []core.Checkpoint{}, Handoffs: []core.Handoff{},
-		Usage: core.ThreadTotal(st, th), BudgetUSD: th.BudgetUSD, MaxTokens: th.MaxTokens, Agent: th.Agent, AgentAlias: th.AgentAlias}
+		Usage: core.ThreadTotal(st, th), BudgetUSD: th.BudgetUSD, MaxTokens: th.MaxTokens, Agent: th.Agent, AgentAlias: th.AgentAlias,
+		Mission: th.Mission, Task: th.Task}
 	for _, r := range st.RunsOf(th.ID) {
 		rv := RunView{Ordinal: r.Ordinal, Status: r.Status, Text: r.Text, Steers: r.Steers, Reply: r.Reply,
 			Error: r.Error, Held: r.Held, TokensIn: r.TokensIn, TokensOut: r.TokensOut, CostUSD: r.CostUSD, CostUnknown: r.NoCost,
-			Attempts: []AttemptView{}, Nodes: []NodeView{}}
+			Attempts: []AttemptView{}, Nodes: []NodeView{}, Context: runContext(st, th, r)}
 		for _, a := range st.AttemptsOf(r.ID) {
 			av := AttemptView{N: a.N, Reason: a.Reason, Status: a.Status, Nodes: []NodeView{}}
 			for _, n := range st.NodesOf(a.ID) {
@@ -168,4 +178,24 @@ func sortedThreads(st *core.State) []*core.Thread {
 		return out[i].ID < out[j].ID
 	})
 	return out
+}
+
+// runContext is a run's compiled context (RunView.Context).
+func runContext(st *core.State, th *core.Thread, r *core.Run) []core.Section {
+	if len(r.Context) > 0 {
+		return r.Context
+	}
+	var secs []core.Section
+	if th.Agent != "" {
+		if ag := st.Agents[th.Agent]; ag != nil && ag.Instructions != "" {
+			secs = append(secs, core.Section{Source: "agent", Title: "@" + ag.Alias, Text: ag.Instructions})
+		}
+	}
+	if r.Handoff != "" {
+		secs = append(secs, core.Section{Source: "runtime", Title: "Handoff", Text: r.Handoff})
+	}
+	if r.Transfer != "" {
+		secs = append(secs, core.Section{Source: "runtime", Title: "Merge-back", Text: r.Transfer})
+	}
+	return append(secs, core.Section{Source: "user", Title: "Message", Text: r.Text})
 }
