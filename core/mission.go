@@ -260,7 +260,7 @@ func ParsePlan(reply string) []Task {
 			continue
 		}
 		var deps []string
-		if i := strings.LastIndex(strings.ToLower(text), "(after "); i >= 0 && strings.HasSuffix(text, ")") {
+		if i := strings.LastIndex(asciiLower(text), "(after "); i >= 0 && strings.HasSuffix(text, ")") {
 			for _, f := range strings.FieldsFunc(text[i+7:len(text)-1], func(r rune) bool { return r == ',' || r == ' ' }) {
 				f = strings.TrimPrefix(strings.ToLower(f), "task")
 				if n, err := strconv.Atoi(f); err == nil && n >= 1 && n <= len(out) && !slices.Contains(deps, strconv.Itoa(n)) {
@@ -275,6 +275,17 @@ func ParsePlan(reply string) []Task {
 		out = append(out, Task{ID: strconv.Itoa(len(out) + 1), Text: clip(text, 4<<10), Deps: deps, Status: TaskPending})
 	}
 	return out
+}
+
+// asciiLower lower-cases ASCII letters only, so byte offsets stay.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // planLine returns the text of a task line.

@@ -18,9 +18,10 @@ type Directives struct {
 	Approve  bool          // ask for approval first
 	Subagent bool          // run a subagent node
 	Fail     bool          // fail the turn at the end
+	Wrong    bool          // write "wrong" into every file instead of what was asked
 }
 
-var directiveRE = regexp.MustCompile(`#(slow|plan|ask|approve|subagent|fail)(=("[^"]*"|[^\s#]*(\s+[^\s#]+)*\?|[^\s#]+))?`)
+var directiveRE = regexp.MustCompile(`#(slow|plan|ask|approve|subagent|fail|wrong)(=("[^"]*"|[^\s#]*(\s+[^\s#]+)*\?|[^\s#]+))?`)
 
 // MaxSlow bounds #slow so a typo cannot park a run for hours.
 const MaxSlow = 10 * time.Minute
@@ -57,6 +58,19 @@ func ParseDirectives(text string) (Directives, string, error) {
 	return d, clean, nil
 }
 
+// fromInstructions adds the directives of an agent identity's
+// instructions that make sense for every turn of it (#fail, #wrong,
+// #slow): a test makes one agent of several misbehave.
+func (d *Directives) fromInstructions(instructions string) {
+	if !strings.Contains(instructions, "#") {
+		return
+	}
+	di, _, _ := ParseDirectives(instructions)
+	d.Fail = d.Fail || di.Fail
+	d.Wrong = d.Wrong || di.Wrong
+	d.Slow = max(d.Slow, di.Slow)
+}
+
 // set applies one directive; it returns what is wrong with its value.
 func (d *Directives) set(name, val string) string {
 	switch name {
@@ -83,6 +97,8 @@ func (d *Directives) set(name, val string) string {
 		d.Subagent = true
 	case "fail":
 		d.Fail = true
+	case "wrong":
+		d.Wrong = true
 	}
 	return ""
 }

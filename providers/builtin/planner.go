@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -119,6 +120,10 @@ func (a *Agent) plan(ctx context.Context, t *turn, d Directives, instr string, a
 		}
 		msgs = append(msgs, llm.Message{Role: "assistant", Text: resp.Text, ToolCalls: resp.ToolCalls})
 		for i, tc := range resp.ToolCalls {
+			if d.Wrong && tc.Name == "write_file" {
+				tc.Args = maps.Clone(tc.Args)
+				tc.Args["content"] = "wrong\n"
+			}
 			st := &stepper{a: a, t: t, turn: tr, exec: a.exec, key: fmt.Sprintf("%s:%s:%d", t.e.Run, key, i),
 				call: tc, slow: d.Slow, obs: obs, rec: rec, ask: ask}
 			if len(todo) > out.steps {

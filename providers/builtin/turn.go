@@ -41,6 +41,7 @@ func (a *Agent) run(ctx context.Context, t *turn) {
 		end(core.AttemptFailed, "sim: "+err.Error())
 		return
 	}
+	d.fromInstructions(tr.Instructions)
 	instr := clean
 	if tr.Instruction != tr.Text {
 		_, instr, _ = ParseDirectives(tr.Instruction)

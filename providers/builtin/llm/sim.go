@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -364,16 +365,45 @@ func missionGoal(instr string) (string, bool) {
 	return strings.TrimSpace(instr[i+len("Goal: "):]), true
 }
 
-// planTasks is the sim model's plan: one task per clause of the goal.
+// planTasks is the sim model's plan: one task per clause of the goal;
+// the clauses after a "then" depend on the ones before it.
 func planTasks(goal string) string {
 	var b strings.Builder
-	for i, c := range splitClauses(goal) {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, c)
+	n, prev := 0, []string(nil)
+	for _, group := range thenGroups(goal) {
+		var ids []string
+		for _, c := range splitClauses(group) {
+			n++
+			fmt.Fprintf(&b, "%d. %s", n, c)
+			if len(prev) > 0 {
+				fmt.Fprintf(&b, " (after %s)", strings.Join(prev, ", "))
+			}
+			b.WriteString("\n")
+			ids = append(ids, strconv.Itoa(n))
+		}
+		if len(ids) > 0 {
+			prev = ids
+		}
 	}
-	if b.Len() == 0 {
+	if n == 0 {
 		fmt.Fprintf(&b, "1. %s\n", goal)
 	}
 	return b.String()
+}
+
+// thenGroups splits a goal at each " then " (", then", " and then ").
+func thenGroups(goal string) []string {
+	var out []string
+	low := strings.ToLower(goal)
+	for {
+		i := strings.Index(low, " then ")
+		if i < 0 {
+			return append(out, goal)
+		}
+		head := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(goal[:i]), ","), " and")
+		out = append(out, head)
+		goal, low = goal[i+len(" then "):], low[i+len(" then "):]
+	}
 }
 
 // taskOf is the instruction of a compiled turn (core.CompileText): its
