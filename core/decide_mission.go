@@ -116,7 +116,7 @@ func (t *tx) missionThread(id string) {
 		return
 	}
 	tk := m.Task(th.Task)
-	if tk == nil || tk.Status != TaskRunning || last.Ordinal < tk.Attempts {
+	if tk == nil || tk.Status != TaskRunning || tk.Pending != "" || last.Ordinal < tk.Attempts {
 		return
 	}
 	if last.Status == RunInterrupted || last.Status == RunCancelled || last.Status == RunRolledBack {

@@ -27,4 +27,10 @@ var Names = []string{
 	"rollback.safety",       // a rollback or undo is about to save the workspace as it is
 	"rollback.files.before", // a rollback's restore of the files is about to run
 	"rollback.files.after",  // the files are restored, before the kernel hears of it
+	"mission.worktree",      // a mission's worktree is about to be made
+	"mission.verify",        // a verification command is about to run
+	"mission.commit",        // a task's work is about to be committed
+	"mission.merge",         // a task is about to be merged into the mission's worktree
+	"mission.apply",         // the result is about to be merged into the base workspace
+	"mission.done",          // a mission step ran, before the kernel hears of it
 }

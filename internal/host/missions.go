@@ -118,6 +118,7 @@ func (x *missioner) run(e core.Effect) core.Observation {
 	if err != nil {
 		o.Error = err.Error()
 	}
+	failpoint.Hit("mission.done")
 	return o
 }
 
