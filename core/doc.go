@@ -136,6 +136,76 @@
 // removed or not: the thread was started as that identity. The edge
 // gives such a thread the agent's profile as its provider and policy.
 //
+// # Missions
+//
+// A Mission (mission.go, decide_mission.go) is the orchestrated
+// lifecycle: a goal, a strategy, a verification command, the agents that
+// work it, and its tasks. mission.create carries the whole mission as the
+// edge resolved it (its id, the repository and the commit Base the tasks
+// start from, each agent's profile and capabilities); every change of it
+// is one mission.updated event carrying it whole. The decider drives it;
+// nothing else does:
+//
+//   - split: a planner thread (PlanThreadID, a child of the mission) gets
+//     PlanPrompt and the goal; when its run ends, ParsePlan reads the
+//     tasks from its reply (numbered or bulleted lines, "(after N)" for a
+//     dependency on an earlier task) and the mission waits for
+//     mission.approve (awaiting_plan_approval), or runs at once with
+//     AutoApprove. Agents are assigned to tasks in turn.
+//   - race: one task per agent, each the whole goal, at once.
+//
+// A task whose dependencies passed gets a worktree (a mission step, see
+// below) from Base, then a thread of its own (TaskThreadID, linked both
+// ways: Thread.Mission and Task, Task.Thread) and a run whose message is
+// compiled (below). When its run completes, a race's task is verified in
+// its worktree; a split's task is one part of the goal, so it is only
+// committed, and verification runs on the merged result. A failed
+// verification (or a failed run) sends the verifier's output to the
+// task's thread as its next run while the task has attempts left
+// (MaxAttempts, default 3); a run someone interrupted is not retried.
+// Then a race goes on without the task and a split sets Question and
+// waits: mission.approve gives one more attempt, mission.stop ends it.
+//
+// Once every task is settled a split makes the mission's worktree,
+// merges the passed tasks into it in order (tasks are numbered after
+// their dependencies), verifies the merged result (on failure every task
+// gets the output and another attempt, within MaxAttempts rounds, then
+// Question), and applies it: a merge of the mission's branch into the
+// branch checked out in the base workspace, as `git merge` would (a
+// fast-forward when the base did not move), which git can undo in one
+// step. A race votes: nexus votes for the passing task with the smallest
+// diff, the person's mission.vote counts the same, a tie goes to the
+// smaller diff; the winner's branch is applied and the losers' threads
+// archived. Every vote is journaled in the mission.
+//
+// mission.stop cancels the mission and stops its threads depth first:
+// the tasks (last first), then the planner, each as thread.stop does
+// (queue held, session stopped), in one pass. mission.resume resumes the
+// threads a host restart cut off.
+//
+// Mission steps are effects of kind EffMission (Op: worktree, verify,
+// commit, merge, apply), journaled effect.started before they run and
+// completed when their ObsMission comes back. Each is idempotent (a
+// worktree add finishes, a commit finds nothing left to commit, a merge
+// finds its branch merged), and at most one is in flight per task and
+// per mission (Task.Pending, Mission.Pending), so the Recover pass
+// issues an unfinished one again: no step is journaled twice, no
+// verification whose result is journaled runs again, and no merge is
+// applied twice.
+//
+// # Compiled context
+//
+// A task's run is sent a message compiled from sections (Section,
+// CompileText) that say where each part comes from: agent (its identity
+// when it is one), project (the worktree, branch and base commit, the
+// repository's conventions file as the edge read it), task (the goal,
+// what the tasks it depends on replied, the verification command, then
+// the task itself, last), runtime (a verifier's output, the person's
+// request for another attempt). The sections are journaled with the run
+// (Run.Context); thread show --json shows them, and for any other run
+// the sections it is made of (its agent's instructions, handoff,
+// merge-back and the person's message).
+//
 // # Decisions
 //
 // Where the decider had to choose (the capability policy, queues after a

@@ -34,6 +34,17 @@
 // tui.Options.Worktrees (tui_worktree.go), run in its own process on a
 // fresh copy of the state, off its event loop.
 //
+// # Missions
+//
+// mission new resolves at the edge what the kernel cannot: the
+// repository of the workspace and its HEAD (the tasks' base; a workspace
+// outside git, or a repository with no commit, is a usage error saying
+// how to make one), each --agents name as an agent alias or else a
+// profile with its capabilities, and the repository's conventions file
+// (AGENTS.md, CLAUDE.md or CONVENTIONS.md, at most 32 KiB). --wait
+// follows the journal (a subscription, no polling) and prints a line per
+// change of the mission.
+//
 // # Output
 //
 // --json prints the views of view.go: a contract (README.md "JSON

@@ -26,6 +26,24 @@
 // asked for comes. Nothing polls: an idle host wakes only for a failsafe
 // check every 30 s, so no lost wake-up can keep it alive for good.
 //
+// # Mission steps
+//
+// The missioner (missions.go) runs the kernel's mission effects: it
+// makes worktrees (STATE_DIR/worktrees/<thread or mission id>, or under
+// [worktree] dir), runs the verification command with /bin/sh in its own
+// process group (the host's environment with pagers off; output kept up
+// to 1 MiB, then the kernel keeps its head and tail; killed after
+// VerifyTimeout), and commits and merges with the checkpoint manager's
+// neutral git (no hook, filter, merge driver or signing program runs).
+// Steps of one mission run one at a time in the order issued; steps of
+// different missions at once. A step's outcome is reported only while
+// the host lives: one cut off by a stop is issued again by the next
+// host's recovery, and each step is safe to run again.
+//
+// A mission at work (Mission.Working) is live work: a background host
+// does not linger out while one runs, and a command-line host serves
+// until it ends or waits on the person.
+//
 // # Notify command
 //
 // With [notify] command set, the host follows its own journal
