@@ -104,6 +104,18 @@
 //     the file's text comes back as the draft), alt+o on the diff of the
 //     diff view or on the file a step at the cursor
 //     wrote or read (only inside the thread's workspace).
+//   - mission_view.go is the missions view (f3, alt+i): every mission,
+//     newest first, with a row per task (number and dependencies, agent,
+//     status, attempt, last verification, cost, a star on a race's
+//     winner) and under the mission what it waits on the person for,
+//     the merged result's check, the votes and how it ended; it follows
+//     the journal while open. Its keys act on the row at the cursor and
+//     are the dialog's own (it has no composer): a approves a plan or
+//     answers a question with one more attempt (r too), v votes in a
+//     race, x stops a task's thread or the mission after asking, enter
+//     opens the task's (or planner's) thread. The thread list keeps a
+//     mission's threads together (thread_order.go), planner first, each
+//     row naming its mission and task.
 //   - usage_view.go is the cost view (alt+u): a dialog with tokens, runs
 //     and cost per thread, provider and UTC day and the total, summed by
 //     core.SumUsage from threads and runs only (no sealed history, so no
@@ -308,6 +320,8 @@
 //	              that changed files (below its run) (dialog: enter picks,
 //	              enter or y again rolls back, esc or n goes back to the
 //	              list, m marks the workspace as it is now)
+//	f3, alt+i     the missions view: task graphs; a approve, r retry, v
+//	              vote, x stop (asks), enter open the thread, esc close
 //	alt+u, alt+$  the cost view: tokens and cost per thread, provider and
 //	              day, and the selected thread's budget; up/down (j/k)
 //	              scroll it, esc, q or alt+u again closes it

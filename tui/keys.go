@@ -30,6 +30,8 @@ type KeyMap struct {
 	Rollback   key.Binding
 	Worktree   key.Binding
 	Usage      key.Binding
+	// Missions opens the missions view (mission_view.go).
+	Missions key.Binding
 	// The selected thread and the list (thread_manage.go).
 	RenameThread  key.Binding
 	ArchiveThread key.Binding
@@ -141,6 +143,7 @@ func DefaultKeyMap() KeyMap {
 		Rollback:      bind("ctrl+z", "roll the selected thread's workspace back to a run", "ctrl+z"),
 		Worktree:      bind("ctrl+l/alt+w", "the thread's worktree: diff, commit, merge, archive", "ctrl+l", "alt+w"),
 		Usage:         bind("alt+u/alt+$", "cost view: tokens and cost per thread, provider, day", "alt+u", "alt+$"),
+		Missions:      bind("f3/alt+i", "missions: task graph; approve, retry, vote, stop", "f3", "alt+i"),
 		RenameThread:  bind("f2", "rename the selected thread", "f2"),
 		ArchiveThread: bind("alt+a", "archive the selected thread (asks first)", "alt+a"),
 		SortThreads:   bind("alt+s", "order the list: created, needs me, repo, recent", "alt+s"),
@@ -232,7 +235,7 @@ type keyGroup struct {
 func (k KeyMap) groups() []keyGroup {
 	return []keyGroup{
 		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.Palette, k.FocusNext, k.FocusPrev,
-			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Worktree, k.Usage, k.Grid,
+			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Worktree, k.Usage, k.Missions, k.Grid,
 			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
 		{"The selected thread and the list", []key.Binding{k.RenameThread, k.ArchiveThread, k.SortThreads}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.ClearDraft, k.HistoryPrev, k.HistoryNext, k.Leave}},

@@ -72,6 +72,60 @@ func (m *Model) sortRows(rows []threadRow) {
 		}
 		return created(a.th, b.th)
 	})
+	groupMissions(rows)
+}
+
+// groupMissions keeps a mission's threads together where its first one
+// falls in the order: the planner first, then the tasks by number.
+func groupMissions(rows []threadRow) {
+	first := map[string]int{}
+	for i, r := range rows {
+		if m := r.th.Mission; m != "" {
+			if _, ok := first[m]; !ok {
+				first[m] = i
+			}
+		}
+	}
+	if len(first) == 0 {
+		return
+	}
+	rank := func(r threadRow) (int, int) {
+		if r.th.Mission == "" {
+			return -1, 0
+		}
+		n := 0
+		for _, c := range r.th.Task {
+			n = n*10 + int(c-'0')
+		}
+		if r.th.Task == "" {
+			n = -1 // the planner
+		}
+		return first[r.th.Mission], n
+	}
+	pos := func(i int, r threadRow) int {
+		if g, _ := rank(r); g >= 0 {
+			return g
+		}
+		return i
+	}
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		pa, pb := pos(idx[a], rows[idx[a]]), pos(idx[b], rows[idx[b]])
+		if pa != pb {
+			return pa < pb
+		}
+		_, na := rank(rows[idx[a]])
+		_, nb := rank(rows[idx[b]])
+		return na < nb
+	})
+	out := make([]threadRow, len(rows))
+	for i, j := range idx {
+		out[i] = rows[j]
+	}
+	copy(rows, out)
 }
 
 // needRank is how much a thread needs the person: lower first.

@@ -253,6 +253,15 @@ func (m *Model) threadLines(r threadRow, w int, selected bool) []string {
 func (m *Model) rowPlace(r threadRow) (string, lipgloss.Style) {
 	var parts []string
 	st := m.st.Muted
+	if r.th.Mission != "" {
+		mark := "◈ " + oneLine(r.th.Mission)
+		if r.th.Task != "" {
+			mark += " task " + oneLine(r.th.Task)
+		} else {
+			mark += " planner"
+		}
+		parts = append(parts, mark)
+	}
 	if r.shared {
 		parts, st = append(parts, "⇄ shared dir"), m.st.BadgeWaiting
 	}

@@ -127,6 +127,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.openWorktree(), true
 	case key.Matches(k, m.keys.Usage):
 		return m.openUsage(), true
+	case key.Matches(k, m.keys.Missions):
+		return m.openMissions(), true
 	case key.Matches(k, m.keys.Diff):
 		return m.openDiff(), true
 	case key.Matches(k, m.keys.TermZoom):
