@@ -152,9 +152,9 @@ func (t *tx) planned(m *Mission, r *Run) {
 		tasks[i].Agent = m.Agents[i%len(m.Agents)].Name
 	}
 	t.updMission(m.ID, func(m *Mission) {
-		m.Tasks, m.Status = tasks, MissionAwaitPlan
+		m.Tasks, m.Status, m.AskedAt = tasks, MissionAwaitPlan, t.at
 		if m.AutoApprove {
-			m.Status = MissionRunning
+			m.Status, m.AskedAt = MissionRunning, 0
 		}
 	})
 	if m.AutoApprove {
@@ -467,6 +467,7 @@ func (t *tx) taskGaveUp(id, task, why string) {
 		tk := m.Task(task)
 		tk.Status, tk.Error = TaskFailed, why
 		if m.Strategy != StrategyRace {
+			m.AskedAt = t.at
 			m.Question = fmt.Sprintf("task %s failed %d times (%s): approve to give it one more attempt, or stop the mission", task, tk.Attempts, why)
 		}
 	})
@@ -581,7 +582,7 @@ func (t *tx) missionStepDone(m *Mission, e Effect, o *Observation) {
 func (t *tx) mergedFailed(m *Mission, check Check) {
 	if len(m.Checks) >= m.MaxAttempts {
 		t.updMission(m.ID, func(m *Mission) {
-			m.Status = MissionRunning
+			m.Status, m.AskedAt = MissionRunning, t.at
 			m.Question = fmt.Sprintf("the merged result failed verification %d times (exit %d; the mission's worktree %s keeps it): approve to give every task one more attempt, or stop the mission",
 				len(m.Checks), check.Exit, m.Worktree)
 		})
@@ -629,7 +630,7 @@ func (t *tx) mergeNext(id string) {
 
 // endMission ends a mission; its threads stay (race losers archived).
 func (t *tx) endMission(id string, status MissionStatus, result string) {
-	m := t.updMission(id, func(m *Mission) { m.Status, m.Result, m.Question = status, result, "" })
+	m := t.updMission(id, func(m *Mission) { m.Status, m.Result, m.Question, m.EndedAt = status, result, "", t.at })
 	if status != MissionCompleted || m.Winner == "" {
 		return
 	}
@@ -657,7 +658,7 @@ func (t *tx) stopMission(c *Command) *Rejection {
 		threads = append(threads, m.PlanThread)
 	}
 	t.updMission(m.ID, func(m *Mission) {
-		m.Status, m.Result, m.Question = MissionCancelled, "stopped by the person", ""
+		m.Status, m.Result, m.Question, m.EndedAt = MissionCancelled, "stopped by the person", "", t.at
 		for i := range m.Tasks {
 			if tk := &m.Tasks[i]; tk.Status != TaskPassed && tk.Status != TaskMerged && tk.Status != TaskFailed {
 				tk.Status = TaskCancelled

@@ -67,6 +67,11 @@ type Mission struct {
 	Applied   string `json:"applied,omitempty" msgpack:"ap,omitempty"` // the base's commit after the apply
 	CreatedAt int64  `json:"createdAt" msgpack:"ct"`
 	UpdatedAt int64  `json:"updatedAt" msgpack:"ut"`
+	// AskedAt is when the mission began to wait on the person (a plan to
+	// approve, a question), EndedAt when it ended: a notice is the event
+	// whose time they are (NoticeOf).
+	AskedAt int64 `json:"askedAt,omitempty" msgpack:"ak,omitempty"`
+	EndedAt int64 `json:"endedAt,omitempty" msgpack:"en,omitempty"`
 }
 
 // MissionStatus is where a mission is.

@@ -29,6 +29,9 @@ type Notice struct {
 	// it before a terminal shows it.
 	Text string `json:"text"`
 	At   int64  `json:"at"`
+	// Mission is the mission a notice is about (its Thread is then the
+	// thread to look at: the planner's, or a task's).
+	Mission string `json:"mission,omitempty"`
 }
 
 // NoticeOf maps a journaled event to a notice, if it is one. It needs no
@@ -63,6 +66,11 @@ func NoticeOf(ev *Event) (Notice, bool) {
 		default:
 			return Notice{}, false
 		}
+	case ev.Type == EvMissionUpdated && p.Mission != nil:
+		var ok bool
+		if n, ok = missionNotice(p.Mission, ev.At); !ok {
+			return Notice{}, false
+		}
 	default:
 		return Notice{}, false
 	}
@@ -80,3 +88,31 @@ const MaxNoticeText = 4096
 // a wait is a heuristic, unlike a protocol's request: the UI marks it
 // differently, so a person knows which waits to trust.
 const GuessedInputNote = " waits for input: "
+
+// missionNotice is the notice of a mission.updated at time at: the
+// mission began to wait on the person (waiting), or ended (finished,
+// failed; a stop the person made is no news to them).
+func missionNotice(m *Mission, at int64) (Notice, bool) {
+	n := Notice{Mission: m.ID, Thread: m.PlanThread, At: at}
+	for _, tk := range m.Tasks {
+		if n.Thread == "" || (tk.Status == TaskFailed && tk.Thread != "") {
+			n.Thread = tk.Thread
+		}
+	}
+	switch {
+	case m.AskedAt == at && m.Status == MissionAwaitPlan:
+		n.Kind = NoticeWaiting
+		n.Text = "mission " + m.ID + ": the plan of " + itoa(len(m.Tasks)) + " tasks waits for approval"
+		n.Prompt = n.Text
+	case m.AskedAt == at && m.Question != "":
+		n.Kind, n.Text = NoticeWaiting, "mission "+m.ID+": "+m.Question
+		n.Prompt = n.Text
+	case m.EndedAt == at && m.Status == MissionCompleted:
+		n.Kind, n.Text = NoticeFinished, "mission "+m.ID+" completed: "+m.Result
+	case m.EndedAt == at && m.Status == MissionFailed:
+		n.Kind, n.Text = NoticeFailed, "mission "+m.ID+" failed: "+m.Result
+	default:
+		return Notice{}, false
+	}
+	return n, true
+}

@@ -55,3 +55,27 @@ func TestNoticeOf(t *testing.T) {
 		t.Errorf("a long reply's notice is %d bytes, want at most %d", len(n.Text), MaxNoticeText)
 	}
 }
+
+// A mission is news when it begins to wait on the person and when it
+// ends (not on every update, and not when the person stopped it).
+func TestMissionNotices(t *testing.T) {
+	m := &Mission{ID: "m1", PlanThread: "m1-plan", Status: MissionAwaitPlan, AskedAt: 5, Tasks: []Task{{ID: "1"}, {ID: "2"}}}
+	ev := &Event{Seq: 3, Type: EvMissionUpdated, At: 5, Payload: Payload{Mission: m}}
+	n, ok := NoticeOf(ev)
+	if !ok || n.Kind != NoticeWaiting || n.Mission != "m1" || n.Thread != "m1-plan" || n.Text != "mission m1: the plan of 2 tasks waits for approval" {
+		t.Fatalf("plan waiting: %+v %v", n, ok)
+	}
+	ev.At = 6 // a later update of the same wait
+	if n, ok := NoticeOf(ev); ok {
+		t.Fatalf("a later update is news again: %+v", n)
+	}
+	m2 := &Mission{ID: "m1", Status: MissionFailed, EndedAt: 9, Result: "no task passed", Tasks: []Task{{ID: "1", Thread: "m1-t1", Status: TaskFailed}}}
+	n, ok = NoticeOf(&Event{Seq: 4, Type: EvMissionUpdated, At: 9, Payload: Payload{Mission: m2}})
+	if !ok || n.Kind != NoticeFailed || n.Thread != "m1-t1" || n.Text != "mission m1 failed: no task passed" {
+		t.Fatalf("failed: %+v %v", n, ok)
+	}
+	m2.Status = MissionCancelled
+	if n, ok := NoticeOf(&Event{Seq: 5, Type: EvMissionUpdated, At: 9, Payload: Payload{Mission: m2}}); ok {
+		t.Fatalf("a stop is news: %+v", n)
+	}
+}

@@ -88,6 +88,8 @@ func encMission(e *enc, v *core.Mission) {
 	o.strOmit("ap", v.Applied)
 	o.int("ct", int64(v.CreatedAt))
 	o.int("ut", int64(v.UpdatedAt))
+	o.intOmit("ak", v.AskedAt)
+	o.intOmit("en", v.EndedAt)
 	o.end()
 }
 
@@ -155,6 +157,10 @@ func decMission(r *reader) *core.Mission {
 			v.CreatedAt = r.int()
 		case "ut":
 			v.UpdatedAt = r.int()
+		case "ak":
+			v.AskedAt = r.int()
+		case "en":
+			v.EndedAt = r.int()
 		default:
 			r.skip()
 		}

@@ -258,3 +258,18 @@ func (m *Model) missionAction(act action) (tea.Cmd, bool) {
 	}
 	return nil, false
 }
+
+// missionsAsking counts the missions that wait on the person: a plan to
+// approve or a question to answer.
+func (m *Model) missionsAsking() int {
+	if m.state == nil {
+		return 0
+	}
+	n := 0
+	for _, ms := range m.state.Missions {
+		if !ms.Done() && (ms.Status == core.MissionAwaitPlan || ms.Question != "") {
+			n++
+		}
+	}
+	return n
+}

@@ -39,6 +39,9 @@ func TestMissionsView(t *testing.T) {
 	j := missionState(t)
 	hs := newHarness(t, j.st, 120, 40)
 	hs.typeText("dr")
+	if scr := hs.screen(); !strings.Contains(scr, "◈ 1 mission need you (f3)") {
+		t.Errorf("the status line does not say a mission waits:\n%s", scr)
+	}
 	hs.press("f3")
 	scr := hs.screen()
 	for _, want := range []string{"Missions", "m2 awaiting_plan_approval · split", "the plan waits for you", "t2 ←1",

@@ -105,6 +105,13 @@ func (m *Model) renderStatus(w int) string {
 	if n := len(m.pending); n > 0 {
 		left += " · ◆ " + itoa(n) + " waiting"
 	}
+	if n := m.missionsAsking(); n > 0 {
+		left += " · ◈ " + itoa(n) + " mission"
+		if n > 1 {
+			left += "s"
+		}
+		left += " need you (f3)"
+	}
 	if n := m.activeRuns(); n > 0 {
 		left += " · ● " + itoa(n) + " active " + spinnerFrames[m.spinFrame%len(spinnerFrames)]
 	}
