@@ -174,7 +174,7 @@ func (d *missionsDialog) rowLine(s *core.State, r missionRow, w int) string {
 	tk := r.task
 	deps := ""
 	if len(tk.Deps) > 0 {
-		deps = " ←" + strings.Join(tk.Deps, ",")
+		deps = " (after " + strings.Join(tk.Deps, ",") + ")"
 	}
 	check := "—"
 	if n := len(tk.Checks); n > 0 {
@@ -192,7 +192,7 @@ func (d *missionsDialog) rowLine(s *core.State, r missionRow, w int) string {
 	if m.Winner == tk.ID {
 		win = " ★"
 	}
-	line := fmt.Sprintf("  t%s%s %-10s %-9s att %d  %-10s %s%s  %s", tk.ID, deps, trunc(oneLine(tk.Agent), 10), tk.Status, tk.Attempts, check, cost, win, oneLine(tk.Text))
+	line := fmt.Sprintf("  t%-3s %-10s %-9s att %d  %-10s %s%s  %s%s", tk.ID, trunc(oneLine(tk.Agent), 10), tk.Status, tk.Attempts, check, cost, win, oneLine(tk.Text), deps)
 	return trunc(line, w)
 }
 

@@ -39,13 +39,13 @@ func TestMissionsView(t *testing.T) {
 	j := missionState(t)
 	hs := newHarness(t, j.st, 120, 40)
 	hs.typeText("dr")
-	if scr := hs.screen(); !strings.Contains(scr, "◈ 1 mission need you (f3)") {
+	if scr := hs.screen(); !strings.Contains(scr, "◈ 1 mission needs you (f3)") {
 		t.Errorf("the status line does not say a mission waits:\n%s", scr)
 	}
 	hs.press("f3")
 	scr := hs.screen()
-	for _, want := range []string{"Missions", "m2 awaiting_plan_approval · split", "the plan waits for you", "t2 ←1",
-		"m1 running · race", "t1 builtin", "passed", "✓ passed", "$0.25", "t2 sloppy", "att 2", "✗ exit 1"} {
+	for _, want := range []string{"Missions", "m2 awaiting_plan_approval · split", "the plan waits for you", "second part (after 1)",
+		"m1 running · race", "t1   builtin", "passed", "✓ passed", "$0.25", "t2   sloppy", "att 2", "✗ exit 1"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the missions view lacks %q:\n%s", want, scr)
 		}

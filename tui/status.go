@@ -106,11 +106,10 @@ func (m *Model) renderStatus(w int) string {
 		left += " · ◆ " + itoa(n) + " waiting"
 	}
 	if n := m.missionsAsking(); n > 0 {
-		left += " · ◈ " + itoa(n) + " mission"
+		left += " · ◈ 1 mission needs you (f3)"
 		if n > 1 {
-			left += "s"
+			left = strings.TrimSuffix(left, "1 mission needs you (f3)") + itoa(n) + " missions need you (f3)"
 		}
-		left += " need you (f3)"
 	}
 	if n := m.activeRuns(); n > 0 {
 		left += " · ● " + itoa(n) + " active " + spinnerFrames[m.spinFrame%len(spinnerFrames)]
