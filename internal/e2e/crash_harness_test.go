@@ -31,6 +31,8 @@ type op struct {
 	cmd    *core.Command // submitted as is (nil for wait)
 	wait   string        // thread to wait for: no active, queued or resumable run
 	thread string
+	// mission to wait for: ended (its threads resumed after a crash)
+	mission string
 }
 
 // workload builds a deterministic script: threads that write unique files
@@ -47,6 +49,7 @@ type op struct {
 // TestE2ERollbackCrash kills the host at each rollback failpoint instead,
 // and the e2e tests cover steering and restarts.
 func workload(rng *rand.Rand, ws string, n int, slow bool) []op {
+	mrepo, base := missionRepo(ws)
 	var ops []op
 	var threads []string
 	k := 0
@@ -92,6 +95,21 @@ func workload(rng *rand.Rand, ws string, n int, slow bool) []op {
 					Thread: th, Mode: core.ModeQueue, Text: fmt.Sprintf("write q%d to g%d.txt", k, k)}})
 			}
 			ops = append(ops, op{id: id + "w", wait: th})
+		case r == 7 && rng.Intn(3) == 0:
+			// A mission in the missions' repository: a split of two
+			// tasks, or a race of two built-in agents.
+			m := &core.Mission{ID: fmt.Sprintf("m%d", k), Strategy: core.StrategySplit,
+				Goal:      fmt.Sprintf("%swrite a%d to ma%d.txt and write b%d to mb%d.txt", pace(), k, k, k, k),
+				Workspace: mrepo, Repo: mrepo, Base: base, Verify: fmt.Sprintf("test -f ma%d.txt", k), AutoApprove: true,
+				Allow: []string{"write", "command"}, MaxAttempts: 2,
+				Agents:  []core.MissionAgent{{Name: "builtin", Provider: "builtin", Caps: builtin.Caps}},
+				Planner: &core.MissionAgent{Name: "builtin", Provider: "builtin", Caps: builtin.Caps}}
+			if rng.Intn(2) == 0 {
+				m.Strategy, m.Planner, m.Goal = core.StrategyRace, nil, fmt.Sprintf("write a%d to ma%d.txt", k, k)
+				m.Agents = append(m.Agents, m.Agents[0])
+			}
+			ops = append(ops, op{id: id, cmd: &core.Command{Kind: core.CmdMissionCreate, NewMission: m}},
+				op{id: id + "w", mission: m.ID})
 		case r <= 7:
 			th := threads[rng.Intn(len(threads))]
 			nt := fmt.Sprintf("c%d", k)
@@ -183,6 +201,10 @@ func (r *runner) advance(ctx context.Context, c *api.Client) bool {
 			}
 			r.ack(o.id)
 			r.seen = max(r.seen, rec.Seq)
+		} else if o.mission != "" {
+			if !r.settleMission(ctx, c, o.mission) {
+				return false
+			}
 		} else if !r.settle(ctx, c, o.wait) {
 			return false
 		}

@@ -112,6 +112,9 @@ func TestCrashLoop(t *testing.T) {
 		if o.thread != "" {
 			r.settle(ctx, h.c, o.thread)
 		}
+		if o.mission != "" && o.cmd == nil {
+			r.settleMission(ctx, h.c, o.mission)
+		}
 	}
 	got, err := h.c.State(ctx)
 	if err != nil {
@@ -130,8 +133,17 @@ func TestCrashLoop(t *testing.T) {
 			unknown++
 		}
 	}
-	t.Logf("%d ops, %d threads, %d runs, %d recovery attempts, %d unknown command outcomes asked, %d events",
-		len(ops), len(got.Threads), len(got.Runs), recovered, unknown, got.Seq)
+	completed := 0
+	for _, m := range got.Missions {
+		if m.Status == core.MissionCompleted {
+			completed++
+		}
+	}
+	t.Logf("%d ops, %d threads, %d runs, %d missions (%d completed), %d recovery attempts, %d unknown command outcomes asked, %d events",
+		len(ops), len(got.Threads), len(got.Runs), len(got.Missions), completed, recovered, unknown, got.Seq)
+	if kills >= 100 && completed == 0 {
+		t.Fatalf("seed %d: %d kills and no mission completed: the loop does not test missions", seed, kills)
+	}
 	if kills >= 20 && recovered == 0 {
 		t.Fatalf("seed %d: %d kills and not one run was interrupted mid-turn: the loop proves nothing", seed, kills)
 	}
@@ -261,6 +273,9 @@ func compareWithReference(t *testing.T, seed int64, ops []op, got *core.State, w
 		if o.thread != "" {
 			r.settle(ctx, h.c, o.thread)
 		}
+		if o.mission != "" && o.cmd == nil {
+			r.settleMission(ctx, h.c, o.mission)
+		}
 	}
 	want, err := h.c.State(ctx)
 	if err != nil {
@@ -280,6 +295,9 @@ func compareWithReference(t *testing.T, seed int64, ops []op, got *core.State, w
 				t.Fatalf("seed %d: %s run %d replied\n%q\nuncrashed\n%q", seed, id, i+1, gr[i].Reply, wr[i].Reply)
 			}
 		}
+	}
+	if err := checkMissions(seed, got, want, ws, refWS); err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
 	}
 	entries, _ := os.ReadDir(refWS)
 	for _, e := range entries {

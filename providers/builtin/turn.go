@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nexus-tui/nexus/providers/builtin/llm"
+
 	"github.com/nexus-tui/nexus/core"
 )
 
@@ -46,6 +48,9 @@ func (a *Agent) run(ctx context.Context, t *turn) {
 	if tr.Instruction != tr.Text {
 		_, instr, _ = ParseDirectives(tr.Instruction)
 	}
+	// A mission task's compiled turn: the agent acts on (and says it
+	// acted on) the task, not on the whole context.
+	instr = llm.TaskOf(instr)
 	settled := map[string]core.Request{}
 	for _, q := range tr.Settled {
 		settled[q.Key] = q

@@ -225,7 +225,7 @@ func (s Sim) Complete(ctx context.Context, req Request, onDelta func(string)) (R
 		resp.Usage = estimate(req, resp)
 		return resp, ctx.Err()
 	}
-	instr = taskOf(instr)
+	instr = TaskOf(instr)
 	steps, summarize, unknown := plan(instr)
 	for _, st := range steps {
 		resp.Plan = append(resp.Plan, st.label)
@@ -406,9 +406,9 @@ func thenGroups(goal string) []string {
 	}
 }
 
-// taskOf is the instruction of a compiled turn (core.CompileText): its
+// TaskOf is the instruction of a compiled turn (core.CompileText): its
 // last section's "Task: " line; any other message as it is.
-func taskOf(instr string) string {
+func TaskOf(instr string) string {
 	if i := strings.LastIndex(instr, "## Task"); i >= 0 {
 		if j := strings.Index(instr[i:], "Task: "); j >= 0 {
 			return strings.TrimSpace(instr[i+j+len("Task: "):])
