@@ -103,8 +103,10 @@ func TestMissionRaceClaudeCodex(t *testing.T) {
 			t.Fatalf("task %s's thread: mission %q task %q runs %+v", tk.ID, v.Mission, v.Task, v.Runs)
 		}
 		text := core.CompileText(v.Runs[0].Context)
+		// The project section names the worktree the agent works in, not
+		// only the repository (the person's workspace) it came from.
 		if v.Runs[0].Text != text || !strings.Contains(text, "Goal: "+goal) || !strings.HasSuffix(text, "Task: "+goal) ||
-			!strings.Contains(text, "grep -q 'written by' a.txt") {
+			!strings.Contains(text, "grep -q 'written by' a.txt") || !strings.Contains(text, "Workspace: "+tk.Worktree+",") {
 			t.Fatalf("task %s's run text %q; compiled context:\n%s", tk.ID, v.Runs[0].Text, text)
 		}
 		model := map[string]*fakeModel{"claude": anthropic, "codex": openai}[tk.Agent]
