@@ -409,7 +409,7 @@ func (t *tx) compileTask(m *Mission, tk *Task, runtime []Section) []Section {
 			secs = append(secs, Section{Source: "agent", Title: "Agent", Text: "You are @" + ag.Alias + " (" + ag.Profile + ")."})
 		}
 	}
-	proj := "Workspace: your own git worktree of " + m.Repo + ", from commit " + shortRef(m.Base) + ", on branch nexus/" + TaskThreadID(m.ID, tk.ID) + "."
+	proj := "Workspace: " + tk.Worktree + ", your own git worktree of " + m.Repo + ", from commit " + shortRef(m.Base) + ", on branch nexus/" + TaskThreadID(m.ID, tk.ID) + "."
 	if m.Conventions != "" {
 		proj += "\nConventions:\n" + m.Conventions
 	}

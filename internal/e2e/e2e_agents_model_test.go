@@ -19,6 +19,8 @@ package e2e
 //	              which shows what the agent's own conversation holds
 //	"...slow..."  40 chunks 150 ms apart, for interrupts and steering
 //	anything else "echo: TEXT"
+//
+// A mission's compiled turn is read by its last line, "Task: TEXT".
 
 import (
 	"cmp"
@@ -96,6 +98,11 @@ func (rp reply) outTokens() int { return cmp.Or(rp.OutTokens, 7) }
 // request answers ("" if none).
 func script(text string, users []string, hasResult bool, result string) reply {
 	t := strings.TrimSpace(text)
+	// A mission's task turn is compiled from sections (core.CompileText)
+	// whose last line is "Task: TEXT": the script acts on TEXT.
+	if i := strings.LastIndex(t, "\nTask: "); i >= 0 {
+		t = strings.TrimSpace(t[i+len("\nTask: "):])
+	}
 	switch {
 	case hasResult:
 		return reply{Chunks: []string{"tool said: ", strings.TrimSpace(result)}}
