@@ -167,9 +167,9 @@ func TestPowerLoss(t *testing.T) {
 // checks open the journal on the disk after each cut, which recreates a
 // lost journal file there, durable for every later start.
 // checkCheckpointsSurvive checks, on the disk after a cut, that every
-// checkpoint the journal calls ready still resolves by its ref in the
-// shadow repository under the state dir: the journal never outlives the
-// ref it names. It returns how many it checked.
+// checkpoint the journal calls ready still resolves by its ref (in the
+// shadow repository under the state dir, or the git repository of the
+// thread's workspace): the journal never outlives the ref it names. It returns how many it checked.
 func checkCheckpointsSurvive(t *testing.T, seed int64, k int, dir, ws string) int {
 	t.Helper()
 	s, err := store.Open(dir, store.Options{})
@@ -188,7 +188,11 @@ func checkCheckpointsSurvive(t *testing.T, seed int64, k int, dir, ws string) in
 			continue
 		}
 		n++
-		d, err := m.Stats(context.Background(), ws, "", c.Ref)
+		where := ws // a mission's threads work in its repository and worktrees
+		if th := st.Threads[c.Thread]; th != nil && th.Workspace != "" {
+			where = th.Workspace
+		}
+		d, err := m.Stats(context.Background(), where, "", c.Ref)
 		if err != nil || d.To != c.Commit {
 			t.Fatalf("seed %d cut %d: checkpoint %s is ready in the journal but its ref %s is lost after the cut: %v (commit %s, journal says %s)",
 				seed, k, c.ID, c.Ref, err, d.To, c.Commit)
@@ -267,8 +271,14 @@ func (h *powerHost) start(t *testing.T, dir, ws string) bool {
 	h.cmd = exec.Command(nexusBin, "--state-dir", dir, "serve")
 	h.cmd.Dir = ws
 	// Shadow repositories are packed every few captures, so cuts land
-	// in and around packing too.
-	h.cmd.Env = append(os.Environ(), "NEXUS_SNAPSHOT_EVERY=200", "NEXUS_CHECKPOINT_PACK_AFTER=24")
+	// in and around packing too. The missions' worktrees are work trees
+	// like the workspace, beside it, not the state the cut tests: they go
+	// on the disk that keeps what it is given ([worktree] dir).
+	cfg := filepath.Join(filepath.Dir(ws), "config.toml")
+	if err := os.WriteFile(cfg, []byte("[worktree]\ndir = \""+filepath.Join(filepath.Dir(ws), "worktrees")+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.cmd.Env = append(os.Environ(), "NEXUS_SNAPSHOT_EVERY=200", "NEXUS_CHECKPOINT_PACK_AFTER=24", "NEXUS_CONFIG="+cfg)
 	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	h.cmd.Stderr = &h.stderr
 	t0 := time.Now()
