@@ -95,7 +95,7 @@ func workload(rng *rand.Rand, ws string, n int, slow bool) []op {
 					Thread: th, Mode: core.ModeQueue, Text: fmt.Sprintf("write q%d to g%d.txt", k, k)}})
 			}
 			ops = append(ops, op{id: id + "w", wait: th})
-		case r == 7 && rng.Intn(3) == 0:
+		case r == 8 && rng.Intn(2) == 0:
 			// A mission in the missions' repository: a split of two
 			// tasks, or a race of two built-in agents.
 			m := &core.Mission{ID: fmt.Sprintf("m%d", k), Strategy: core.StrategySplit,
