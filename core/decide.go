@@ -116,7 +116,13 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 	case CmdThreadArchive:
 		rej = t.archiveThread(c)
 	case CmdThreadStop:
-		rej = t.interrupt(c, true, true)
+		if m := t.st.Missions[t.st.Threads[c.Thread].Mission]; m != nil && m.PlanThread == c.Thread && !m.Done() {
+			// The planner's thread heads its mission: stopping it stops
+			// the mission's threads, depth first.
+			rej = t.stopMission(&Command{Mission: m.ID})
+		} else {
+			rej = t.interrupt(c, true, true)
+		}
 	case CmdMessageSend:
 		if rej = t.send(c); rej == nil {
 			t.titleFromMessage(c)

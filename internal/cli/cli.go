@@ -73,7 +73,7 @@ commands:
   interrupt THREAD [--hold-queue]
   requests [THREAD] [--json]
   respond REQUEST --allow|--allow-always|--deny|--answer TEXT [--no-wait]
-  run TEXT [--provider P] [--workspace DIR] [--json]
+  run TEXT [--provider P] [--workspace DIR] [--json]   (run --mission GOAL [mission flags]: mission new --wait)
   resume [THREAD]
   rollback THREAD --to-run N | --to-node NODE | --to-checkpoint CP
   checkpoint THREAD     mark the workspace of an idle thread

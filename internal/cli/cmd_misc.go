@@ -105,6 +105,11 @@ func (a *app) cmdRequests(ctx context.Context, args []string) error {
 			}
 		}
 	}
+	for _, m := range st.MissionList() {
+		if q, ok := missionRequest(m); ok && (len(pos) == 0 || q.Thread == pos[0]) {
+			out = append(out, q)
+		}
+	}
 	if *asJSON {
 		return json.NewEncoder(a.rawStdout).Encode(out)
 	}
@@ -159,6 +164,9 @@ func (a *app) cmdRespond(ctx context.Context, args []string) error {
 	}
 	if n != 1 {
 		return usageErr("give exactly one of --allow, --allow-always, --deny or --answer; usage: %s", usage)
+	}
+	if id, ok := strings.CutPrefix(pos[0], missionRequestPrefix); ok {
+		return a.respondMission(ctx, id, resp)
 	}
 	if *noWait {
 		return a.submitOnly(ctx, core.Command{Kind: core.CmdRequestRespond, Request: pos[0], Response: resp, Answer: *answer})

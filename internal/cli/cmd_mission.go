@@ -443,3 +443,49 @@ func viewMission(m *core.Mission) MissionView {
 
 // flat is s on one line (a.stdout sanitises what it prints).
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// missionRequestPrefix starts the id under which `nexus requests` lists
+// what a mission waits on the person for (a plan to approve, a question),
+// and `nexus respond` answers it: --allow approves (mission approve),
+// --deny stops the mission (mission stop).
+const missionRequestPrefix = "mission:"
+
+// missionRequest is a mission's wait on the person as a request row.
+func missionRequest(m *core.Mission) (RequestView, bool) {
+	n, ok := core.NoticeOf(&core.Event{Seq: 1, Type: core.EvMissionUpdated, At: m.AskedAt, Payload: core.Payload{Mission: m}})
+	if !ok || n.Kind != core.NoticeWaiting || m.Done() {
+		return RequestView{}, false
+	}
+	return RequestView{ID: missionRequestPrefix + m.ID, Thread: n.Thread, Kind: "mission", Status: core.RequestPending,
+		Prompt: n.Prompt + " (--allow: go on, --deny: stop the mission)"}, true
+}
+
+// respondMission answers a mission's request: allow approves, deny
+// stops the mission.
+func (a *app) respondMission(ctx context.Context, id string, resp core.Response) error {
+	kind := core.CmdMissionApprove
+	switch resp {
+	case core.RespAllow:
+	case core.RespDeny:
+		kind = core.CmdMissionStop
+	default:
+		return usageErr("a mission's request takes --allow (approve: go on) or --deny (stop the mission)")
+	}
+	s, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
+	if err != nil {
+		return err
+	}
+	if m := st.Missions[id]; m == nil || m.Done() || (m.Status != core.MissionAwaitPlan && m.Question == "") {
+		return failErr("mission %s waits on nothing: see `nexus mission show %s`", id, id)
+	}
+	if _, err := a.submit(ctx, s, core.Command{Kind: kind, Mission: id}); err != nil {
+		return err
+	}
+	s.linger(ctx)
+	return nil
+}

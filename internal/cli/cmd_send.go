@@ -76,6 +76,14 @@ func (a *app) cmdSend(ctx context.Context, args []string) error {
 }
 
 func (a *app) cmdRun(ctx context.Context, args []string) error {
+	// run --mission GOAL is mission new GOAL --wait: the mission's flags
+	// apply, and it waits until the mission ends or needs you.
+	for i, arg := range args {
+		if arg == "--mission" || arg == "-mission" {
+			rest := append(append(slices.Clone(args[:i]), args[i+1:]...), "--wait")
+			return a.missionNew(ctx, rest)
+		}
+	}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var o threadOpts
 	o.flags(fs)

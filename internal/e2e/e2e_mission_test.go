@@ -248,9 +248,26 @@ func TestMissionVerificationRetry(t *testing.T) {
 	if hs := e.hostStatus(); hs.Live.Runs != 0 {
 		t.Fatalf("a mission waiting on the person keeps %d runs live", hs.Live.Runs)
 	}
-	e.must("mission", "stop", id)
+	// The question is a request: listed, and --deny stops the mission.
+	var reqs []cli.RequestView
+	if err := json.Unmarshal([]byte(e.must("requests", "--json")), &reqs); err != nil || len(reqs) != 1 ||
+		reqs[0].ID != "mission:"+id || reqs[0].Kind != "mission" || !strings.Contains(reqs[0].Prompt, "failed verification 2 times") {
+		t.Fatalf("requests --json while the mission asks: %+v (%v)", reqs, err)
+	}
+	e.must("respond", "mission:"+id, "--deny")
 	if m := e.mission(id); m.Status != string(core.MissionCancelled) || m.Question != "" {
 		t.Fatalf("stopped: %+v", m)
+	}
+	if r := e.run("respond", "mission:"+id, "--allow"); r.code != 1 || !strings.Contains(r.err, "waits on nothing") {
+		t.Fatalf("respond to a stopped mission: exit %d %q", r.code, r.err)
+	}
+	if got := e.must("requests", "--json"); got != "[]" {
+		t.Fatalf("requests after the stop: %s", got)
+	}
+	// run --mission waits for it.
+	r = e.missionRun("run", "--mission", "write hi to c.txt", "--verify", "test -f c.txt", "--yes")
+	if r.code != 0 || !strings.Contains(r.out, " completed") {
+		t.Fatalf("run --mission: exit %d\n%s\n%s", r.code, r.out, r.err)
 	}
 }
 
