@@ -115,7 +115,11 @@ func (t *tx) fireSchedule(s *Schedule, atStart bool) {
 	switch {
 	case atStart:
 		c.Missed += due
-		notes = append(notes, fmt.Sprintf("missed %s while no host ran; fired once at start", plural(due, "fire")))
+		missed := plural(due, "fire")
+		if due >= maxDue {
+			missed = "at least " + missed // Due stops counting there
+		}
+		notes = append(notes, fmt.Sprintf("missed %s while no host ran; fired once at start", missed))
 	case due > 1:
 		// The host was held up (a suspended machine): one fire stands
 		// for the slots that passed.

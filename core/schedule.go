@@ -203,10 +203,10 @@ func parseField(f string, lo, hi int) (uint64, error) {
 }
 
 func fieldNumber(s string, lo, hi int) (int, error) {
-	if s == "" || len(s) > 2 || strings.Trim(s, "0123456789") != "" {
-		if s == "" {
-			return 0, fmt.Errorf("a number is missing")
-		}
+	switch {
+	case s == "":
+		return 0, fmt.Errorf("a number is missing")
+	case len(s) > 2 || strings.Trim(s, "0123456789") != "":
 		return 0, fmt.Errorf("%.20q is not a number from %d to %d (names such as MON are not taken)", s, lo, hi)
 	}
 	n, _ := strconv.Atoi(s)

@@ -382,6 +382,20 @@ func TestScheduleRecoverFiresMissedSlotsOnce(t *testing.T) {
 	}
 }
 
+// A host down for a year fires a minutely schedule once; the count of
+// missed slots stops at maxDue and the note says "at least".
+func TestScheduleRecoverAfterAYear(t *testing.T) {
+	h := newSchedHarness(t)
+	t0 := utc("2026-03-01T10:00:30Z")
+	h.add(Schedule{ID: "s1", Spec: "* * * * *", Thread: "t1", Text: "ping"}, t0)
+	evs, _ := h.do(Input{Recover: &Recover{At: utc("2027-03-01T10:00:30Z")}})
+	f := fires(evs)
+	if len(f) != 1 || f[0].Payload.Schedule.Missed != maxDue || !strings.Contains(f[0].Payload.Note, "missed at least 100000 fires") ||
+		f[0].Payload.Schedule.NextAt != utc("2027-03-01T10:01:00Z") {
+		t.Fatalf("after a year: %d fires, %+v", len(f), f)
+	}
+}
+
 // A mission target starts a mission from the stored shape, with an id
 // made from the schedule's and the fire's number; while it works, the
 // next fire is skipped. Removing the schedule makes its timer stale.

@@ -50,6 +50,9 @@ func TestScheduleCommands(t *testing.T) {
 	if list[1].Spec != "0 9 * * 1-5" || next.Hour() != 9 || next.Minute() != 0 || next.Weekday() == time.Saturday || next.Weekday() == time.Sunday {
 		t.Fatalf("the cron schedule: spec %q, next %v", list[1].Spec, next)
 	}
+	if log, _ := nexus(ExitOK, "log"); !strings.Contains(log, "schedule "+id+` "every 1h" to `+th) {
+		t.Fatalf("nexus log does not say what schedule.updated added:\n%s", log)
+	}
 	text, _ := nexus(ExitOK, "schedule", "list")
 	if !strings.Contains(text, "NEXT (UTC)") || !strings.Contains(text, id) || !strings.Contains(text, "0 9 * * 1-5") {
 		t.Fatalf("schedule list:\n%s", text)
