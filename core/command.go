@@ -135,6 +135,11 @@ type Command struct {
 	Mission    string   `json:"mission,omitempty"`
 	NewMission *Mission `json:"newMission,omitempty"`
 	Task       string   `json:"task,omitempty"`
+	// Schedule names the schedule schedule.remove removes; NewSchedule
+	// is the one schedule.add adds, as the edge resolved it (its id, and
+	// for a mission target the mission's shape).
+	Schedule    string    `json:"schedule,omitempty"`
+	NewSchedule *Schedule `json:"newSchedule,omitempty"`
 }
 
 // InputError is an input that cannot form a valid command. It is refused at
@@ -239,6 +244,8 @@ func (c *Command) Validate() error {
 		return c.validateAgent()
 	case CmdMissionCreate, CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote:
 		return c.validateMission()
+	case CmdScheduleAdd, CmdScheduleRemove:
+		return c.validateSchedule()
 	case CmdThreadArchive, CmdThreadStop, CmdRunInterrupt, CmdRunResume,
 		CmdProviderSwitch, CmdMergeBack, CmdRollbackToRun, CmdRollbackUndo, CmdCheckpoint:
 	default:

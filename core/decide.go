@@ -80,6 +80,9 @@ func Decide(st *State, in Input) ([]Event, []Effect, *Receipt, error) {
 	case in.Recover != nil:
 		t := &tx{st: st, at: in.Recover.At}
 		t.recover()
+		if !in.Recover.NoSchedules {
+			t.recoverSchedules()
+		}
 		return t.events, t.effects, nil, nil
 	case in.Shutdown != nil:
 		t := &tx{st: st, at: in.Shutdown.At}
@@ -165,6 +168,10 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 		rej = t.resumeMission(c)
 	case CmdMissionVote:
 		rej = t.voteMission(c)
+	case CmdScheduleAdd:
+		rej = t.addSchedule(c)
+	case CmdScheduleRemove:
+		rej = t.removeSchedule(c)
 	default:
 		return nil, nil, nil, refuse("%s is not available in this version of nexus", c.Kind)
 	}
@@ -205,6 +212,8 @@ func checkRefs(st *State, c *Command) error {
 		return nil
 	case CmdDailyBudget, CmdAgentAdd, CmdAgentRemove, CmdMissionCreate, CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote:
 		return nil
+	case CmdScheduleAdd, CmdScheduleRemove:
+		return scheduleRefs(st, c)
 	case CmdRunResume:
 		if c.Thread == "" {
 			return nil

@@ -168,6 +168,10 @@ func (h *harness) input(t *testing.T, line string) (Input, bool) {
 	words := splitArgs(line)
 	verb, args := words[0], kv(words[1:])
 	h.clock += 1000
+	if at := args["at"]; at != "" {
+		// A time far from the clock's: a schedule's slot, a late start.
+		h.clock, _ = strconv.ParseInt(at, 10, 64)
+	}
 	var in Input
 	switch verb {
 	case "cmd":
@@ -185,6 +189,10 @@ func (h *harness) input(t *testing.T, line string) (Input, bool) {
 		c.Caps = capsFrom(args["caps"])
 		c.BudgetUSD, _ = strconv.ParseFloat(args["budget"], 64)
 		c.MaxTokens, _ = strconv.Atoi(args["maxtokens"])
+		c.Schedule = args["schedule"]
+		if spec := args["spec"]; spec != "" {
+			c.NewSchedule = &Schedule{ID: args["schedule"], Spec: spec, Thread: args["target"], Text: args["text"]}
+		}
 		in.Command = c
 	case "obs":
 		o := &Observation{Kind: ObsKind(args["kind"]), At: h.clock, Thread: args["thread"], Run: args["run"],
@@ -291,6 +299,17 @@ func describe(ev *Event) string {
 	p := &ev.Payload
 	s := string(ev.Type)
 	switch {
+	case p.Schedule != nil:
+		sc := p.Schedule
+		s += fmt.Sprintf(" %s next=%d fires=%d missed=%d skipped=%d", sc.ID, sc.NextAt, sc.Fires, sc.Missed, sc.Skipped)
+		for _, f := range []struct{ name, v string }{{"run", sc.LastRun}, {"mission", sc.LastMission}, {"error", sc.Error}, {"note", p.Note}} {
+			if f.v != "" {
+				s += fmt.Sprintf(" %s=%q", f.name, f.v)
+			}
+		}
+		if sc.Removed {
+			s += " removed"
+		}
 	case p.Thread != nil:
 		s += fmt.Sprintf(" %s status=%s runs=%d", p.Thread.ID, p.Thread.Status, p.Thread.Runs)
 		if p.Thread.QueueHeld {

@@ -314,9 +314,13 @@ func (t *tx) replyOf(r *Run) string {
 	return strings.Join(parts, "\n")
 }
 
-// timer handles deadlines: an interrupt the provider did not confirm in
+// timer handles deadlines: a schedule's next slot fires it
+// (decide_schedule.go); an interrupt the provider did not confirm in
 // time stops the session and ends the attempt here.
 func (t *tx) timer(f *TimerFired) {
+	if t.scheduleTimer(f.Key) {
+		return
+	}
 	id, ok := strings.CutPrefix(f.Key, "interrupt:")
 	if !ok {
 		return

@@ -206,12 +206,60 @@
 // the sections it is made of (its agent's instructions, handoff,
 // merge-back and the person's message).
 //
+// # Schedules
+//
+// A Schedule (schedule.go, decide_schedule.go) sends its text to a
+// thread, or starts a mission with its text as the goal, whenever its
+// spec comes due: "every D" (slots at CreatedAt + k*D, so a late fire
+// does not shift the next) or a 5-field cron expression in UTC (minute,
+// hour, day of the month, month, day of the week: numbers, *, ranges,
+// lists, steps; when both day fields are restricted a day matches
+// either, as in cron). ParseSpec and Spec.Next are pure: the next slot
+// comes from the spec and a time the input carries, never a clock.
+// schedule.add carries the schedule as the edge resolved it (its id;
+// for a mission target, the mission's shape as mission.create would
+// carry it, resolved when the schedule is added: workspace, repository,
+// base commit, agents), and journals a schedule.updated;
+// schedule.remove marks it Removed. A spec that does not parse or never
+// comes due, a missing target, an unknown thread or agent are refused
+// at the edge; the Runner also refuses an "every" under its
+// MinScheduleEvery (a minute by default; the kernel's own floor is
+// MinEvery, a second).
+//
+// Firing: each schedule has a timer (EffTimer, key
+// "schedule:<id>:<NextAt>"), armed by schedule.add, by each fire and by
+// the Recover pass; timers are not journaled. A TimerFired whose key's
+// NextAt is not the schedule's is stale (it fired, or was removed) and
+// does nothing; one early by the wall clock is armed again. A fire
+// journals cron.fired carrying the schedule whole (LastAt, the NextAt
+// after the fire's time, the counts) with a Note of what it did, then
+// does the work in the same pass: a message.send in queue mode (it
+// never steers or interrupts the thread's work; the thread's next run),
+// or a mission.create of a copy of the stored shape whose id is
+// ScheduleMissionID(schedule, fire number) and whose goal is the text.
+// Work that cannot be done (the thread was archived) leaves the reason
+// in Schedule.Error with a schedule.updated; the schedule goes on. A
+// fire whose previous fire's work has not begun (its run still queued)
+// or ended (its mission) is skipped: journaled and counted (Skipped),
+// nothing piled up.
+//
+// Slots pass without a fire while no host runs. The Recover pass fires
+// each schedule whose NextAt has passed once, whatever the number of
+// slots it missed, and its note says so ("missed 3 fires while no host
+// ran; fired once at start"; Missed adds them up); then it arms the
+// others. Recover.At is the time the edge stamped, so this too is
+// deterministic. A Recover with NoSchedules (a host that serves one
+// read-only command and exits) neither fires nor arms: a fire there
+// would start work the exit cuts off. A timer whose fire the journal
+// could not take (a full disk) is held and decided again, as an
+// observation is.
+//
 // # Decisions
 //
 // Where the decider had to choose (the capability policy, queues after a
 // restart, durable requests, text coalescing, snapshots, checkpoint file
 // lists, merge-back, how a rollback or a fork reaches each agent, child
-// scopes and marks, runtime downgrades, undo, a run's own paths, budgets), docs/decisions/ records the
+// scopes and marks, runtime downgrades, undo, a run's own paths, budgets, schedules), docs/decisions/ records the
 // choice, why, and what was rejected (the core-* files).
 // docs/ARCHITECTURE.md places the kernel in the whole: the path of a
 // command and of an agent's output, where each effect runs, recovery.

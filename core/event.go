@@ -36,6 +36,7 @@ type Payload struct {
 	Receipt        *Receipt        `json:"receipt,omitempty" msgpack:"rc,omitempty"`
 	Agent          *Agent          `json:"agent,omitempty" msgpack:"ag,omitempty"`
 	Mission        *Mission        `json:"mission,omitempty" msgpack:"mi,omitempty"`
+	Schedule       *Schedule       `json:"schedule,omitempty" msgpack:"sd,omitempty"`
 	// Text is a coalesced text delta appended to Node's text (node.text).
 	Text string `json:"text,omitempty" msgpack:"tx,omitempty"`
 	// Note is a human-readable line for warnings and activity.

@@ -136,4 +136,7 @@ type TimerFired struct {
 // Recover is the reconcile pass run once when a host opens the journal.
 type Recover struct {
 	At int64 `json:"at"`
+	// NoSchedules: schedules neither fire nor are armed (a host that
+	// serves one read-only command and exits: RunnerConfig.NoSchedules).
+	NoSchedules bool `json:"noSchedules,omitempty"`
 }

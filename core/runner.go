@@ -46,6 +46,14 @@ type RunnerConfig struct {
 	// TextFlush is how long streamed text may stay out of the journal
 	// (default TextFlushInterval; runner_text.go).
 	TextFlush time.Duration
+	// MinScheduleEvery is the shortest "every" schedule.add takes
+	// (default DefaultMinScheduleEvery; the kernel's own floor is
+	// MinEvery).
+	MinScheduleEvery time.Duration
+	// NoSchedules: this Runner's Recover pass neither fires nor arms
+	// schedules. For a host that serves one read-only command and
+	// exits: a fire there would start work that the exit cuts off.
+	NoSchedules bool
 }
 
 // DefaultRetryEvery is RunnerConfig.RetryEvery's default.
@@ -156,7 +164,7 @@ func load(ctx context.Context, j Journal) (*State, uint64, error) {
 // flushed streamed text and written a snapshot.
 func (r *Runner) Run(ctx context.Context) error {
 	defer close(r.stopped)
-	r.step(&call{in: &Input{Recover: &Recover{At: r.now()}}})
+	r.step(&call{in: &Input{Recover: &Recover{At: r.now(), NoSchedules: r.cfg.NoSchedules}}})
 	if err := r.commit(nil); err != nil {
 		return err
 	}
@@ -231,7 +239,10 @@ func (r *Runner) step(c *call) bool {
 		return false
 	}
 	in := c.in
-	if in.Obs != nil && c.reply == nil && len(r.held) > 0 {
+	// A timer is an effect's outcome too: held like an observation when
+	// an append fails, so no schedule's fire is lost.
+	unwaited := (in.Obs != nil || in.Timer != nil) && c.reply == nil
+	if unwaited && len(r.held) > 0 {
 		r.held = append(r.held, *in) // behind the ones a failed append lost
 		return false
 	}
@@ -241,7 +252,7 @@ func (r *Runner) step(c *call) bool {
 	if th := inputThread(in); th != "" {
 		r.flushThread(th)
 	}
-	if in.Obs != nil && c.reply == nil {
+	if unwaited {
 		r.stepUnsaved(*in)
 		return false
 	}
@@ -455,11 +466,30 @@ func (r *Runner) Submit(ctx context.Context, cmd Command) (*Receipt, error) {
 	if err := cmd.Validate(); err != nil {
 		return nil, err
 	}
+	if err := r.checkEvery(&cmd); err != nil {
+		return nil, err
+	}
 	res, err := r.roundTrip(ctx, &call{in: &Input{Command: &cmd}})
 	if err != nil {
 		return nil, err
 	}
 	return res.receipt, res.err
+}
+
+// checkEvery refuses a schedule.add whose interval is under the
+// Runner's MinScheduleEvery.
+func (r *Runner) checkEvery(cmd *Command) error {
+	if cmd.Kind != CmdScheduleAdd {
+		return nil
+	}
+	least := r.cfg.MinScheduleEvery
+	if least <= 0 {
+		least = DefaultMinScheduleEvery
+	}
+	if sp, _ := ParseSpec(cmd.NewSchedule.Spec); sp.Every > 0 && sp.Every < least {
+		return refuse("schedule %q fires too often: this host takes every %v or more; %s", cmd.NewSchedule.Spec, least, SpecHelp)
+	}
+	return nil
 }
 
 // Observe feeds a provider observation to the kernel. It blocks only while

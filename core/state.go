@@ -35,6 +35,8 @@ type State struct {
 	Agents map[string]*Agent `json:"agents,omitempty" msgpack:"agents,omitempty"`
 	// Missions by id.
 	Missions map[string]*Mission `json:"missions,omitempty" msgpack:"missions,omitempty"`
+	// Schedules by id, removed ones included.
+	Schedules map[string]*Schedule `json:"schedules,omitempty" msgpack:"schedules,omitempty"`
 	// RequestCount numbers request ids (R1, R2, ...).
 	RequestCount int `json:"requestCount" msgpack:"reqn"`
 	// DailyBudgetUSD is what all threads together may spend in a UTC day
@@ -118,6 +120,9 @@ func (st *State) init() {
 	}
 	if st.Missions == nil {
 		st.Missions = map[string]*Mission{}
+	}
+	if st.Schedules == nil {
+		st.Schedules = map[string]*Schedule{}
 	}
 }
 
@@ -206,6 +211,7 @@ func (st *State) Clone() *State {
 	c.Sealed = cloneMap(st.Sealed)
 	c.Agents = cloneMap(st.Agents)
 	c.Missions = cloneMap(st.Missions)
+	c.Schedules = cloneMap(st.Schedules)
 	if st.idx == nil {
 		c.Reindex()
 		return c
@@ -339,6 +345,12 @@ func (st *State) Apply(ev *Event) error {
 			st.Missions = map[string]*Mission{}
 		}
 		st.Missions[p.Mission.ID] = p.Mission
+	}
+	if p.Schedule != nil {
+		if st.Schedules == nil {
+			st.Schedules = map[string]*Schedule{}
+		}
+		st.Schedules[p.Schedule.ID] = p.Schedule
 	}
 	return nil
 }

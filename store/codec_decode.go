@@ -346,6 +346,8 @@ func decPayload(r *reader, p *core.Payload) {
 			p.Agent = decAgent(r)
 		case "mi":
 			p.Mission = decMission(r)
+		case "sd":
+			p.Schedule = decSchedule(r)
 		case "tx":
 			p.Text = r.str()
 		case "nt":

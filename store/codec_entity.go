@@ -491,6 +491,10 @@ func encPayload(e *enc, p *core.Payload) {
 		o.key("mi")
 		encMission(e, p.Mission)
 	}
+	if p.Schedule != nil {
+		o.key("sd")
+		encSchedule(e, p.Schedule)
+	}
 	o.strOmit("tx", p.Text)
 	o.strOmit("nt", p.Note)
 	o.boolOmit("kt", p.KeepText)

@@ -100,6 +100,10 @@ func encodeState(st *core.State) ([]byte, map[string][]byte, error) {
 		o.key("missions")
 		encMap(e, st.Missions, encMission)
 	}
+	if len(st.Schedules) > 0 {
+		o.key("schedules")
+		encMap(e, st.Schedules, encSchedule)
+	}
 	o.int("reqn", int64(st.RequestCount))
 	o.floatOmit("dbu", st.DailyBudgetUSD)
 	o.key("sealed")
@@ -197,6 +201,8 @@ func DecodeState(b []byte) (*core.State, error) {
 			st.Agents = decMap(r, decAgent)
 		case "missions":
 			st.Missions = decMap(r, decMission)
+		case "schedules":
+			st.Schedules = decMap(r, decSchedule)
 		case "reqn":
 			st.RequestCount = int(r.int())
 		case "dbu":

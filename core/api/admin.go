@@ -18,7 +18,7 @@ const (
 
 // LiveWork is what a host is doing that would stop with it: runs not yet
 // ended (running, waiting or queued), requests an agent waits on, and
-// live terminals (shell threads, PTY agents).
+// live terminals (shell threads, PTY agents); and the schedules it fires.
 type LiveWork struct {
 	Runs      int `json:"runs"`
 	Requests  int `json:"requests"`
@@ -26,10 +26,18 @@ type LiveWork struct {
 	// Missions are the missions at work (not ended, not waiting on the
 	// person).
 	Missions int `json:"missions,omitempty"`
+	// Schedules are the schedules not removed: they fire only while a
+	// host runs.
+	Schedules int `json:"schedules,omitempty"`
 }
 
-// Any reports whether there is live work.
-func (l LiveWork) Any() bool { return l.Runs+l.Requests+l.Terminals+l.Missions > 0 }
+// Any reports whether there is live work (a background host stays).
+func (l LiveWork) Any() bool { return l.Ongoing() || l.Schedules > 0 }
+
+// Ongoing reports whether there is work a stop would cut off: everything
+// Any counts but schedules, which the next host fires (a slot missed
+// meanwhile once, at its start).
+func (l LiveWork) Ongoing() bool { return l.Runs+l.Requests+l.Terminals+l.Missions > 0 }
 
 // String says it in words: "2 runs, 1 live terminal", or "nothing".
 func (l LiveWork) String() string {
@@ -46,6 +54,7 @@ func (l LiveWork) String() string {
 	add(l.Missions, "mission", "missions")
 	add(l.Requests, "pending request", "pending requests")
 	add(l.Terminals, "live terminal", "live terminals")
+	add(l.Schedules, "schedule", "schedules")
 	if len(parts) == 0 {
 		return "nothing"
 	}

@@ -68,6 +68,8 @@ commands:
   agent add|list|show|remove   agent identities: alias, profile, instructions
   mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--yes] [--wait]
   mission list|show|approve|stop|resume|vote [--json]   goals across several agents
+  schedule add SPEC THREAD|mission TEXT   a message, or a mission (its flags), every D or on a cron spec (UTC)
+  schedule list [--json] | schedule remove SCHEDULE
   send THREAD TEXT [--mode auto|steer|restart|queue]
   queue THREAD list|hold|release|remove [RUN]
   interrupt THREAD [--hold-queue]
@@ -167,6 +169,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdAgent(ctx, args)
 	case "mission":
 		return a.cmdMission(ctx, args)
+	case "schedule":
+		return a.cmdSchedule(ctx, args)
 	case "send":
 		return a.cmdSend(ctx, args)
 	case "queue":

@@ -70,6 +70,7 @@ func (a *app) cmdHost(ctx context.Context, args []string) error {
 			return nil
 		}
 		pid := c.Info().PID
+		before, _ := c.HostStatus(ctx) // its schedules, to say when they fire again
 		err := c.StopHost(ctx, *force)
 		c.Close()
 		// A host that stops may close the connection before its answer
@@ -88,6 +89,13 @@ func (a *app) cmdHost(ctx context.Context, args []string) error {
 			}
 		}
 		fmt.Fprintf(a.stdout, "stopped host %d\n", pid)
+		if n := before.Live.Schedules; n > 0 {
+			what := "1 schedule fires"
+			if n > 1 {
+				what = fmt.Sprintf("%d schedules fire", n)
+			}
+			fmt.Fprintf(a.stdout, "%s again when a host runs (any nexus command starts one); slots missed meanwhile fire once then\n", what)
+		}
 		return nil
 	}
 	return usageErr("unknown host command %q; usage: %s", sub, usage)

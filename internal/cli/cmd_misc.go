@@ -304,6 +304,17 @@ func summary(ev *core.Event) string {
 		return fmt.Sprintf("effect %s %s", p.Effect.Key, p.Effect.Status)
 	case p.Thread != nil:
 		return fmt.Sprintf("thread %s %s", p.Thread.Title, p.Thread.Status)
+	case p.Schedule != nil && p.Note != "":
+		return p.Schedule.ID + ": " + p.Note
+	case p.Schedule != nil:
+		s := fmt.Sprintf("schedule %s %q to %s", p.Schedule.ID, p.Schedule.Spec, p.Schedule.Target())
+		if p.Schedule.Removed {
+			s += " removed"
+		}
+		if p.Schedule.Error != "" {
+			s += ": the fire failed: " + p.Schedule.Error
+		}
+		return s
 	case p.Text != "":
 		return fmt.Sprintf("%q", truncate(p.Text, 60))
 	}

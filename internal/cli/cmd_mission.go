@@ -6,20 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/core/api"
-	"github.com/nexus-tui/nexus/store/checkpoint"
 )
-
-// conventionFiles are the project conventions files a mission's tasks
-// get in their context, the first one found at the repository's top.
-var conventionFiles = []string{"AGENTS.md", "CLAUDE.md", "CONVENTIONS.md"}
 
 func (a *app) cmdMission(ctx context.Context, args []string) error {
 	if len(args) == 0 {
@@ -40,44 +33,14 @@ func (a *app) cmdMission(ctx context.Context, args []string) error {
 
 func (a *app) missionNew(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mission new", flag.ContinueOnError)
-	strategy := fs.String("strategy", core.StrategySplit, "split (a planner splits the goal into tasks) or race (every agent does the whole goal; the best passing result wins)")
-	agents := fs.String("agents", "builtin", "comma-separated agents (aliases from nexus agent list) or profiles that work the tasks")
-	planner := fs.String("planner", "builtin", "the agent or profile that plans a split")
-	verifyCmd := fs.String("verify", "", "shell command that must exit 0 in a task's worktree and on the merged result (e.g. 'go test ./...')")
-	ws := fs.String("workspace", "", "the repository to work on (default: the current directory)")
-	yes := fs.Bool("yes", false, "run the plan without asking, and let task agents write files and run commands without asking")
-	attempts := fs.Int("attempts", core.DefaultMissionAttempts, "runs a task may take (its first and one per failed verification) before the mission asks you")
-	budget := fs.Float64("budget-usd", 0, "budget of each task thread in US dollars (0: none)")
+	shape := missionFlags(fs)
 	wait := fs.Bool("wait", false, "wait until the mission ends or needs you, printing its progress")
 	pos, err := parseArgs(fs, args, 1, 1, "nexus mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--yes] [--wait]")
 	if err != nil {
 		return err
 	}
-	goal := strings.TrimSpace(pos[0])
-	if goal == "" {
-		return usageErr("the goal is empty: say what the mission should achieve")
-	}
-	if *strategy != core.StrategySplit && *strategy != core.StrategyRace {
-		return usageErr("--strategy %q: use split or race", *strategy)
-	}
-	if *attempts < 1 || *attempts > 10 {
-		return usageErr("--attempts %d: use 1 to 10", *attempts)
-	}
-	dir := *ws
-	if dir == "" {
-		if dir, err = os.Getwd(); err != nil {
-			return failErr("cannot read the current directory: %v", err)
-		}
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
-		return usageErr("--workspace: %v", err)
-	}
-	m := &core.Mission{ID: core.NewID("m"), Goal: goal, Strategy: *strategy, Workspace: dir, Verify: *verifyCmd,
-		AutoApprove: *yes, MaxAttempts: *attempts, BudgetUSD: *budget}
-	if *yes {
-		m.Allow = []string{"write", "command"}
-	}
-	if err := a.missionRepo(ctx, m); err != nil {
+	m, err := a.resolveMission(ctx, pos[0], shape)
+	if err != nil {
 		return err
 	}
 	s, err := a.connect(ctx)
@@ -85,23 +48,8 @@ func (a *app) missionNew(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.stop()
-	st, err := s.stateOf(ctx, api.StateQuery{Brief: true})
-	if err != nil {
+	if err := a.missionAgents(ctx, s, m, shape); err != nil {
 		return err
-	}
-	for _, name := range strings.Split(*agents, ",") {
-		ag, err := a.missionAgent(st, strings.TrimSpace(name))
-		if err != nil {
-			return usageErr("--agents: %v", err)
-		}
-		m.Agents = append(m.Agents, ag)
-	}
-	if *strategy == core.StrategySplit {
-		p, err := a.missionAgent(st, strings.TrimSpace(*planner))
-		if err != nil {
-			return usageErr("--planner: %v", err)
-		}
-		m.Planner = &p
 	}
 	rec, err := a.submit(ctx, s, core.Command{Kind: core.CmdMissionCreate, NewMission: m})
 	if err != nil {
@@ -113,58 +61,6 @@ func (a *app) missionNew(ctx context.Context, args []string) error {
 	}
 	s.linger(ctx)
 	return nil
-}
-
-// missionRepo fills in the mission's repository and the commit its tasks
-// start from, and reads the project's conventions file.
-func (a *app) missionRepo(ctx context.Context, m *core.Mission) error {
-	dir, err := a.resolveStateDir()
-	if err != nil {
-		return err
-	}
-	cm := checkpoint.New(dir, checkpoint.Options{})
-	top, err := cm.RepoTop(ctx, m.Workspace)
-	if err != nil || top == "" {
-		return usageErr("%s is not in a git repository: a mission runs each task in its own git worktree; run `git init && git add -A && git commit -m init` there first", m.Workspace)
-	}
-	base, err := cm.Resolve(ctx, m.Workspace, "HEAD")
-	if err != nil {
-		if errors.Is(err, checkpoint.ErrNoCommits) || errors.Is(err, checkpoint.ErrNotFound) {
-			return usageErr("the repository %s has no commit yet: tasks start from one; commit first (`git add -A && git commit -m init`)", top)
-		}
-		return failErr("cannot read HEAD of %s: %v", top, err)
-	}
-	m.Repo, m.Base = top, base
-	for _, name := range conventionFiles {
-		if b, err := readBounded(filepath.Join(top, name), 32<<10); err == nil {
-			m.Conventions = b
-			break
-		}
-	}
-	return nil
-}
-
-// missionAgent resolves a name: an agent alias, else a profile.
-func (a *app) missionAgent(st *core.State, name string) (core.MissionAgent, error) {
-	if name == "" {
-		return core.MissionAgent{}, fmt.Errorf("an empty name; give agent aliases or profiles, comma-separated")
-	}
-	reg, err := a.registry()
-	if err != nil {
-		return core.MissionAgent{}, err
-	}
-	if ag := st.AgentByAlias(name); ag != nil {
-		prof, err := reg.Lookup(ag.Profile)
-		if err != nil {
-			return core.MissionAgent{}, fmt.Errorf("agent %s runs on profile %s: %v", name, ag.Profile, err)
-		}
-		return core.MissionAgent{Name: name, Agent: name, Provider: prof.Name, Caps: prof.Caps}, nil
-	}
-	prof, err := reg.Lookup(name)
-	if err != nil {
-		return core.MissionAgent{}, fmt.Errorf("%q is neither an agent (nexus agent list) nor a profile: %v", name, err)
-	}
-	return core.MissionAgent{Name: name, Provider: prof.Name, Caps: prof.Caps}, nil
 }
 
 // missionAct submits approve, stop, resume or vote.

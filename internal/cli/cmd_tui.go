@@ -96,7 +96,7 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 		defer cancel()
 		if st, serr := client.HostStatus(sctx); serr == nil && st.Live.Any() {
 			verb, them := "keep", "them"
-			if st.Live.Runs+st.Live.Requests+st.Live.Terminals == 1 {
+			if l := st.Live; l.Runs+l.Requests+l.Terminals+l.Missions+l.Schedules == 1 {
 				verb, them = "keeps", "it"
 			}
 			fmt.Fprintf(a.stdout, "nexus: %s %s running in the background host (pid %d); run nexus to come back, nexus host stop to end %s\n",

@@ -45,6 +45,16 @@
 // follows the journal (a subscription, no polling) and prints a line per
 // change of the mission.
 //
+// # Schedules
+//
+// schedule add SPEC TARGET TEXT checks SPEC before any host is involved
+// (a usage error saying what a valid spec looks like), then resolves
+// TARGET: the word `mission` takes mission new's flags and resolves the
+// mission's shape as it does (mission_shape.go: repository, base commit,
+// agents), stored in the schedule; any other word is a THREAD (a thread
+// titled "mission" is named by its id), and mission flags with it are a
+// usage error. schedule list shows times in UTC, as cron specs are.
+//
 // # Output
 //
 // --json prints the views of view.go: a contract (README.md "JSON

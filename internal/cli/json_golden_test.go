@@ -82,8 +82,12 @@ func TestJSONShapes(t *testing.T) {
 		"--agents", "builtin,reviewer", "--verify", "test -f c.txt", "--yes", "--wait"))[0]
 	add("mission_show", nexus(ExitOK, "mission", "show", race, "--json"))
 	add("mission_list", nexus(ExitOK, "mission", "list", "--json"))
+	// Schedules: a message to a thread, and missions.
+	nexus(ExitOK, "schedule", "add", "every 1h", th, "hello")
+	nexus(ExitOK, "schedule", "add", "*/15 * * * *", "mission", "write hi to d.txt", "--workspace", repo, "--verify", "test -f d.txt", "--yes")
+	add("schedule_list", nexus(ExitOK, "schedule", "list", "--json"))
 
-	for _, name := range []string{"thread_show", "thread_list", "requests", "log", "usage", "agent_list", "agent_show", "mission_show", "mission_list"} {
+	for _, name := range []string{"thread_show", "thread_list", "requests", "log", "usage", "agent_list", "agent_show", "mission_show", "mission_list", "schedule_list"} {
 		var lines []string
 		for l := range shapes[name] {
 			lines = append(lines, l)

@@ -35,7 +35,7 @@ func (h *Host) SetBackground(linger time.Duration) {
 }
 
 // Live counts the work that would stop with the host: runs not ended,
-// pending requests and live terminals.
+// pending requests, live terminals, missions at work and schedules.
 func (h *Host) Live(ctx context.Context) (api.LiveWork, error) {
 	st, err := h.runner.State(ctx)
 	if err != nil {
@@ -61,6 +61,11 @@ func (h *Host) LiveIn(st *core.State) api.LiveWork {
 	for _, m := range st.Missions {
 		if m.Working() {
 			l.Missions++
+		}
+	}
+	for _, s := range st.Schedules {
+		if !s.Removed {
+			l.Schedules++
 		}
 	}
 	for id, th := range st.Threads {
@@ -93,14 +98,15 @@ func (h *Host) Status(ctx context.Context) (api.HostStatus, error) {
 }
 
 // Stop implements api.Admin: it asks the host's owner to close it
-// (StopRequested). Without force a host with live work refuses.
+// (StopRequested). Without force a host with ongoing work refuses;
+// schedules alone do not hold it (the next host fires them).
 func (h *Host) Stop(ctx context.Context, force bool) error {
 	if !force {
 		live, err := h.Live(ctx)
 		if err != nil {
 			return err
 		}
-		if live.Any() {
+		if live.Ongoing() {
 			return &core.InputError{Msg: "the host has live work (" + live.String() +
 				"); stopping it ends that work: use --force to stop anyway"}
 		}

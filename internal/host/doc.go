@@ -13,8 +13,9 @@
 // the Runner (terminals.go).
 //
 // A host tells what it does and is stopped through api.Admin (admin.go):
-// Live counts runs not yet ended, pending requests and live terminals;
-// Stop refuses without force while any is live; Verify and Export work on
+// Live counts runs not yet ended, pending requests, live terminals,
+// missions at work and schedules; Stop refuses without force while any
+// but schedules is live (LiveWork.Ongoing); Verify and Export work on
 // the journal it holds open. Dead is closed when the Runner stops on its
 // own (the journal failed beyond recovery), with Err saying why: its
 // owner closes the host and exits non-zero.
@@ -43,6 +44,21 @@
 // A mission at work (Mission.Working) is live work: a background host
 // does not linger out while one runs, and a command-line host serves
 // until it ends or waits on the person.
+//
+// # Schedules
+//
+// Schedules fire from the Runner's timers, so only while a host runs.
+// A schedule (not removed) is live work: a background host with one does
+// not linger out, and serves until it is stopped (`nexus host stop`,
+// which schedules alone do not refuse: they are durable, and the next
+// host fires each one whose slot passed meanwhile once, at its start).
+// A command-line host (inline mode) does not stay for schedules: it
+// fires them while it serves, and the next host catches up. A private
+// host (Start's private: one read-only command) runs its Runner with
+// NoSchedules: it neither fires nor arms them, since it exits as soon as
+// its command has printed. NEXUS_SCHEDULE_MIN_EVERY (a Go duration) is a
+// tuning knob the end-to-end tests use: the shortest "every" schedule.add
+// takes, a minute otherwise.
 //
 // # Notify command
 //

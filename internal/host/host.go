@@ -86,7 +86,8 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 			reg.Exec(e)
 		}
 	}
-	runner, err := core.NewRunner(core.RunnerConfig{Journal: st, Exec: exec, SnapshotEvery: snapshotEvery()})
+	runner, err := core.NewRunner(core.RunnerConfig{Journal: st, Exec: exec, SnapshotEvery: snapshotEvery(),
+		MinScheduleEvery: scheduleMinEvery(), NoSchedules: private})
 	if err != nil {
 		cancel()
 		pool.Close()
@@ -174,6 +175,18 @@ func (h *Host) Server() *api.Server { return h.srv }
 // use to snapshot often; 0 (unset or invalid) means the kernel's default.
 func snapshotEvery() uint64 {
 	return uint64(envInt("NEXUS_SNAPSHOT_EVERY"))
+}
+
+// scheduleMinEvery reads NEXUS_SCHEDULE_MIN_EVERY, a tuning knob the
+// end-to-end tests use to add schedules that fire every few seconds: the
+// shortest "every" schedule.add takes (a Go duration; the kernel's floor
+// is core.MinEvery). Unset or invalid means core.DefaultMinScheduleEvery.
+func scheduleMinEvery() time.Duration {
+	d, err := time.ParseDuration(os.Getenv("NEXUS_SCHEDULE_MIN_EVERY"))
+	if err != nil || d <= 0 {
+		return 0
+	}
+	return d
 }
 
 // envInt reads a tuning knob the crash tests set (NEXUS_SNAPSHOT_EVERY,
