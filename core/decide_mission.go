@@ -120,8 +120,13 @@ func (t *tx) missionThread(id string) {
 		return
 	}
 	if last.Status == RunInterrupted || last.Status == RunCancelled || last.Status == RunRolledBack {
-		// Someone stopped it: no retry behind their back.
-		t.taskGaveUp(m.ID, tk.ID, fmt.Sprintf("run %d was %s", last.Ordinal, last.Status))
+		// Someone stopped it: the task is cancelled, no retry behind
+		// their back, and the mission goes on without it.
+		t.updMission(m.ID, func(m *Mission) {
+			tk := m.Task(tk.ID)
+			tk.Status, tk.Error = TaskCancelled, fmt.Sprintf("run %d was %s", last.Ordinal, last.Status)
+		})
+		t.startReady(m.ID)
 		return
 	}
 	if last.Status != RunCompleted {
@@ -148,9 +153,7 @@ func (t *tx) planned(m *Mission, r *Run) {
 		t.endMission(m.ID, MissionFailed, why+"; see its thread "+m.PlanThread)
 		return
 	}
-	for i := range tasks {
-		tasks[i].Agent = m.Agents[i%len(m.Agents)].Name
-	}
+	tasks = planTasks(tasks, m.Agents)
 	t.updMission(m.ID, func(m *Mission) {
 		m.Tasks, m.Status, m.AskedAt = tasks, MissionAwaitPlan, t.at
 		if m.AutoApprove {
@@ -169,12 +172,35 @@ func (t *tx) startReady(id string) {
 	if m.Status != MissionRunning || m.Question != "" {
 		return
 	}
-	for _, tk := range m.Tasks {
+	// A task whose dependency was cancelled cannot run: it is
+	// cancelled too (tasks come after their dependencies, so one pass
+	// carries it down the graph).
+	t.updMissionIf(id, func(m *Mission) bool {
+		changed := false
+		for i := range m.Tasks {
+			tk := &m.Tasks[i]
+			for _, d := range tk.Deps {
+				if dt := m.Task(d); tk.Status == TaskPending && dt != nil && dt.Status == TaskCancelled {
+					tk.Status, tk.Error, changed = TaskCancelled, "task "+d+", which it needs, was cancelled", true
+				}
+			}
+		}
+		return changed
+	})
+	for _, tk := range t.st.Missions[id].Tasks {
 		if tk.Status == TaskPending && t.depsPassed(m, &tk) {
 			t.missionStep(id, tk.ID, OpWorktree)
 		}
 	}
 	t.converge(id)
+}
+
+// updMissionIf is updMission when fn reports a change.
+func (t *tx) updMissionIf(id string, fn func(m *Mission) bool) {
+	m := t.st.Missions[id].Clone()
+	if fn(m) {
+		t.putMission(m)
+	}
 }
 
 func (t *tx) depsPassed(m *Mission, tk *Task) bool {
@@ -549,7 +575,14 @@ func (t *tx) missionStepDone(m *Mission, e Effect, o *Observation) {
 		t.mergeNext(id)
 	case OpMerge:
 		if o.Error != "" {
-			t.endMission(id, MissionFailed, "merging task "+e.Task+" failed: "+o.Error)
+			// A conflict (or any failed merge) is the person's to
+			// settle: fix it in the mission's worktree and approve (the
+			// merge runs again), or stop the mission.
+			t.updMission(id, func(m *Mission) {
+				m.AskedAt = t.at
+				m.Question = "merging task " + e.Task + " into the mission's worktree " + m.Worktree + " failed (" + clip(o.Error, 500) +
+					"): merge it there by hand and approve, or stop the mission"
+			})
 			return
 		}
 		t.updMission(id, func(m *Mission) { m.Task(e.Task).Status = TaskMerged })
@@ -678,9 +711,21 @@ func (t *tx) stopMission(c *Command) *Rejection {
 func (t *tx) approveMission(c *Command) *Rejection {
 	m := t.st.Missions[c.Mission]
 	switch {
+	case m.Status == MissionConverging && m.Question != "":
+		t.updMission(m.ID, func(m *Mission) { m.Question = "" })
+		t.mergeNext(m.ID) // a merge the person settled is found merged
 	case m.Status == MissionAwaitPlan:
-		t.updMission(m.ID, func(m *Mission) { m.Status = MissionRunning })
+		t.updMission(m.ID, func(m *Mission) {
+			m.Status = MissionRunning
+			if c.NewMission != nil {
+				// The person edited the plan: their tasks, assigned to
+				// the agents in turn as a proposed plan's are.
+				m.Tasks = planTasks(c.NewMission.Tasks, m.Agents)
+			}
+		})
 		t.startReady(m.ID)
+	case c.NewMission != nil:
+		return reject(ReasonInvalidState, "mission %s is %s: only a plan waiting for approval can be edited", m.ID, m.Status)
 	case m.Question != "" && len(m.Checks) >= m.MaxAttempts && !slices.ContainsFunc(m.Tasks, func(tk Task) bool { return tk.Status == TaskFailed }):
 		t.updMission(m.ID, func(m *Mission) { m.MaxAttempts = len(m.Checks) + 1 })
 		t.retryAll(m.ID, []Section{{Source: "runtime", Title: "Person", Text: "The person asked for one more attempt after the merged result failed verification:\n" + m.Checks[len(m.Checks)-1].Output}})

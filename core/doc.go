@@ -166,11 +166,20 @@
 // Then a race goes on without the task and a split sets Question and
 // waits: mission.approve gives one more attempt, mission.stop ends it.
 //
+// A run someone stopped (thread.stop on a task's thread, an interrupt)
+// cancels its task, and the tasks that depend on it, with no retry; the
+// mission goes on without them. thread.stop on the planner's thread is
+// mission.stop. mission.approve of a plan waiting for approval may carry
+// the person's edit of it (NewMission.Tasks, read with ParsePlan at the
+// edge), which replaces the proposed tasks.
+//
 // Once every task is settled a split makes the mission's worktree,
 // merges the passed tasks into it in order (tasks are numbered after
 // their dependencies), verifies the merged result (on failure every task
 // gets the output and another attempt, within MaxAttempts rounds, then
-// Question), and applies it: a merge of the mission's branch into the
+// Question; a merge that fails, as on a conflict, sets Question too and
+// approve merges again, finding what the person merged by hand), and
+// applies it: a merge of the mission's branch into the
 // branch checked out in the base workspace, as `git merge` would (a
 // fast-forward when the base did not move), which git can undo in one
 // step. A race votes: nexus votes for the passing task with the smallest

@@ -366,6 +366,12 @@ func (c *Command) validateMission() error {
 		if c.Kind == CmdMissionVote && (c.Task == "" || len(c.Task) > 8) {
 			return refuse("mission.vote needs a task number: see `nexus mission show %s`", c.Mission)
 		}
+		if c.NewMission != nil {
+			if c.Kind != CmdMissionApprove {
+				return refuse("only mission.approve takes an edited plan")
+			}
+			return checkPlan(c.NewMission.Tasks)
+		}
 		return nil
 	}
 	m := c.NewMission
@@ -446,6 +452,36 @@ func missionRefs(st *State, c *Command) error {
 	case CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote:
 		if st.Missions[c.Mission] == nil {
 			return refuse("unknown mission %q: list missions with `nexus mission list`", c.Mission)
+		}
+	}
+	return nil
+}
+
+// planTasks numbers a plan's tasks 1..n, keeps only dependencies on
+// earlier tasks, and assigns the agents in turn.
+func planTasks(in []Task, agents []MissionAgent) []Task {
+	out := make([]Task, 0, len(in))
+	for i, tk := range in {
+		var deps []string
+		for _, d := range tk.Deps {
+			if n, err := strconv.Atoi(d); err == nil && n >= 1 && n <= i && !slices.Contains(deps, d) {
+				deps = append(deps, d)
+			}
+		}
+		out = append(out, Task{ID: strconv.Itoa(i + 1), Text: tk.Text, Deps: deps, Agent: agents[i%len(agents)].Name, Status: TaskPending})
+	}
+	return out
+}
+
+// checkPlan checks a plan the person edited (mission.approve with
+// NewMission.Tasks).
+func checkPlan(tasks []Task) error {
+	if len(tasks) == 0 || len(tasks) > MaxMissionTasks {
+		return refuse("an edited plan needs 1 to %d tasks, not %d", MaxMissionTasks, len(tasks))
+	}
+	for i, tk := range tasks {
+		if strings.TrimSpace(tk.Text) == "" || len(tk.Text) > 4<<10 || !utf8.ValidString(tk.Text) {
+			return refuse("task %d of the edited plan is empty, over 4096 bytes or not UTF-8", i+1)
 		}
 	}
 	return nil

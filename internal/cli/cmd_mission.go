@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -67,7 +68,14 @@ func (a *app) missionNew(ctx context.Context, args []string) error {
 func (a *app) missionAct(ctx context.Context, verb string, args []string) error {
 	fs := flag.NewFlagSet("mission "+verb, flag.ContinueOnError)
 	wait := fs.Bool("wait", false, "wait until the mission ends or needs you, printing its progress")
+	plan := ""
+	if verb == "approve" {
+		fs.StringVar(&plan, "plan", "", "run this plan instead of the proposed one: a file (- for stdin) with one task per numbered line, \"(after N)\" for a dependency; `mission show` prints the proposed one")
+	}
 	n, use := 1, "nexus mission "+verb+" MISSION [--wait]"
+	if verb == "approve" {
+		use = "nexus mission approve MISSION [--plan FILE] [--wait]"
+	}
 	if verb == "vote" {
 		n, use = 2, "nexus mission vote MISSION TASK"
 	}
@@ -89,6 +97,17 @@ func (a *app) missionAct(ctx context.Context, verb string, args []string) error 
 	cmd := core.Command{Kind: kind, Mission: id}
 	if verb == "vote" {
 		cmd.Task = strings.TrimPrefix(pos[1], "t")
+	}
+	if plan != "" {
+		text, err := a.readPlan(plan)
+		if err != nil {
+			return err
+		}
+		tasks := core.ParsePlan(text)
+		if len(tasks) == 0 {
+			return usageErr("--plan %s holds no task: write one per line, numbered (\"1. write the parser\"), \"(after 1)\" for a dependency", plan)
+		}
+		cmd.NewMission = &core.Mission{Tasks: tasks}
 	}
 	if _, err := a.submit(ctx, s, cmd); err != nil {
 		return err
@@ -152,6 +171,24 @@ func (a *app) waitMission(ctx context.Context, s *session, id string) error {
 			case m.Question != "":
 				fmt.Fprintf(a.stdout, "the mission asks: %s (`nexus mission approve %s` or `nexus mission stop %s`)\n", flat(m.Question), id, id)
 				return nil
+			}
+			// A task's agent asks: the mission waits on its answer (exit
+			// 3, as send does).
+			for _, th := range missionThreadIDs(m) {
+				for _, r := range st.RunsOf(th) {
+					for _, q := range st.RequestsOf(r.ID) {
+						if q.Status != core.RequestPending {
+							continue
+						}
+						how := fmt.Sprintf("`nexus respond %s --allow` or --deny", q.ID)
+						if q.Kind == core.RequestUserInput {
+							how = fmt.Sprintf("`nexus respond %s --answer TEXT`", q.ID)
+						}
+						fmt.Fprintln(a.stdout, q.ID)
+						return &exitError{code: ExitWaiting, msg: fmt.Sprintf("mission %s waits on %s of thread %s (%s) %q: answer with %s; then `nexus mission show %s`",
+							id, q.ID, th, q.Kind, firstLineOf(flat(q.Prompt)), how, id)}
+					}
+				}
 			}
 		}
 		ev, ok := <-sub.Events
@@ -220,7 +257,8 @@ func (a *app) missionList(ctx context.Context, args []string) error {
 func (a *app) missionShow(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mission show", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "JSON output")
-	pos, err := parseArgs(fs, args, 1, 1, "nexus mission show MISSION [--json]")
+	planOnly := fs.Bool("plan", false, "print only the plan, as `mission approve --plan` reads it (to edit it)")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus mission show MISSION [--json] [--plan]")
 	if err != nil {
 		return err
 	}
@@ -238,6 +276,16 @@ func (a *app) missionShow(ctx context.Context, args []string) error {
 		return err
 	}
 	v := viewMission(st.Missions[id])
+	if *planOnly {
+		for _, tk := range v.Tasks {
+			line := tk.ID + ". " + flat(tk.Text)
+			if len(tk.Deps) > 0 {
+				line += " (after " + strings.Join(tk.Deps, ", ") + ")"
+			}
+			fmt.Fprintln(a.stdout, line)
+		}
+		return nil
+	}
 	if *asJSON {
 		return json.NewEncoder(a.rawStdout).Encode(v)
 	}
@@ -276,6 +324,9 @@ func printMission(a *app, v MissionView) error {
 	}
 	for _, vo := range v.Votes {
 		fmt.Fprintf(out, "vote: %s for task %s %s\n", vo.Voter, vo.Task, flat(vo.Reason))
+	}
+	if v.Status == string(core.MissionAwaitPlan) {
+		fmt.Fprintf(out, "the plan waits for you: `nexus mission approve %s` runs it; to change it first: `nexus mission show %s --plan > plan.txt`, edit, `nexus mission approve %s --plan plan.txt`\n", v.ID, v.ID, v.ID)
 	}
 	if v.Question != "" {
 		fmt.Fprintf(out, "asks: %s\n", flat(v.Question))
@@ -384,4 +435,34 @@ func (a *app) respondMission(ctx context.Context, id string, resp core.Response)
 	}
 	s.linger(ctx)
 	return nil
+}
+
+// readPlan reads an edited plan from a file, or stdin for "-".
+func (a *app) readPlan(path string) (string, error) {
+	if path == "-" {
+		b, err := io.ReadAll(io.LimitReader(a.stdin, 256<<10))
+		if err != nil {
+			return "", failErr("cannot read the plan from stdin: %v", err)
+		}
+		return string(b), nil
+	}
+	text, err := readBounded(path, 256<<10)
+	if err != nil {
+		return "", usageErr("--plan: %v", err)
+	}
+	return text, nil
+}
+
+// missionThreadIDs are a mission's threads: the planner's and the tasks'.
+func missionThreadIDs(m *core.Mission) []string {
+	var out []string
+	if m.PlanThread != "" {
+		out = append(out, m.PlanThread)
+	}
+	for _, tk := range m.Tasks {
+		if tk.Thread != "" {
+			out = append(out, tk.Thread)
+		}
+	}
+	return out
 }

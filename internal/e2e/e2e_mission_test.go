@@ -316,3 +316,53 @@ func TestMissionStopEndsTasks(t *testing.T) {
 		t.Fatalf("queues held in the order %v; want %v", order, want)
 	}
 }
+
+// Without --yes the plan waits; the person edits it (drops a task,
+// rewrites one, adds a dependency) and approves the edited plan, which
+// is what runs.
+func TestMissionPlanEdited(t *testing.T) {
+	t.Parallel()
+	e := backgroundEnv(t, "1m")
+	e.gitInit()
+	id := e.must("mission", "new", "write a to a.txt and write b to b.txt and write c to c.txt", "--verify", "test -f a.txt")
+	eventually(t, "the plan to wait for approval", func() bool { return e.mission(id).Status == string(core.MissionAwaitPlan) })
+	if got := e.must("mission", "show", id, "--plan"); got != "1. write a to a.txt\n2. write b to b.txt\n3. write c to c.txt" {
+		t.Fatalf("mission show --plan:\n%s", got)
+	}
+	if !strings.Contains(e.must("mission", "show", id), "--plan plan.txt") {
+		t.Fatal("mission show does not say how to edit the waiting plan")
+	}
+	plan := filepath.Join(t.TempDir(), "plan.txt")
+	os.WriteFile(plan, []byte("1. write a to a.txt\n2. write z to z.txt (after 1)\n"), 0o600)
+	if r := e.run("mission", "approve", id, "--plan", filepath.Join(t.TempDir(), "none.txt")); r.code != 2 {
+		t.Fatalf("approve with a missing plan file: exit %d %q", r.code, r.err)
+	}
+	// Without --yes a task's agent asks before it writes: --wait says so
+	// (exit 3, the request's id) instead of waiting in silence.
+	r := e.missionRun("mission", "approve", id, "--plan", plan, "--wait")
+	for r.code == 3 {
+		lines := strings.Fields(r.out)
+		req := lines[len(lines)-1]
+		if !strings.Contains(r.err, "waits on "+req) || !strings.Contains(r.err, "nexus respond "+req+" --allow") {
+			t.Fatalf("--wait on a task's approval: %q %q", r.out, r.err)
+		}
+		e.must("respond", req, "--allow")
+		r = e.missionRun("mission", "resume", id, "--wait")
+	}
+	if r.code != 0 {
+		t.Fatalf("approve --plan: exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	m := e.mission(id)
+	if m.Status != string(core.MissionCompleted) || len(m.Tasks) != 2 || m.Tasks[1].Text != "write z to z.txt" || strings.Join(m.Tasks[1].Deps, ",") != "1" {
+		t.Fatalf("the edited plan did not run: %+v", m)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "b.txt")); err == nil {
+		t.Fatal("a task the person dropped ran")
+	}
+	if readFile(t, filepath.Join(e.ws, "z.txt")) != "z\n" {
+		t.Fatal("the edited task's file is not in the workspace")
+	}
+	if r := e.run("mission", "approve", id, "--plan", plan); r.code != 1 || !strings.Contains(r.err, "only a plan waiting for approval can be edited") {
+		t.Fatalf("editing a finished mission's plan: exit %d %q", r.code, r.err)
+	}
+}
