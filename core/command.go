@@ -48,6 +48,9 @@ const (
 	CmdMissionStop    CommandKind = "mission.stop"
 	CmdMissionResume  CommandKind = "mission.resume"
 	CmdMissionVote    CommandKind = "mission.vote"
+	// CmdMissionRollback takes a completed mission's result out of its
+	// base workspace again, in one step.
+	CmdMissionRollback CommandKind = "mission.rollback"
 )
 
 // SendMode is how message.send meets an active run.
@@ -242,7 +245,7 @@ func (c *Command) Validate() error {
 		}
 	case CmdAgentAdd, CmdAgentRemove:
 		return c.validateAgent()
-	case CmdMissionCreate, CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote:
+	case CmdMissionCreate, CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote, CmdMissionRollback:
 		return c.validateMission()
 	case CmdScheduleAdd, CmdScheduleRemove:
 		return c.validateSchedule()

@@ -168,6 +168,8 @@ func decideCommand(st *State, c *Command) ([]Event, []Effect, *Receipt, error) {
 		rej = t.resumeMission(c)
 	case CmdMissionVote:
 		rej = t.voteMission(c)
+	case CmdMissionRollback:
+		rej = t.rollbackMission(c)
 	case CmdScheduleAdd:
 		rej = t.addSchedule(c)
 	case CmdScheduleRemove:
@@ -210,7 +212,7 @@ func checkRefs(st *State, c *Command) error {
 			return refuse("unknown request %q: list pending ones with `nexus requests`", c.Request)
 		}
 		return nil
-	case CmdDailyBudget, CmdAgentAdd, CmdAgentRemove, CmdMissionCreate, CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote:
+	case CmdDailyBudget, CmdAgentAdd, CmdAgentRemove, CmdMissionCreate, CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote, CmdMissionRollback:
 		return nil
 	case CmdScheduleAdd, CmdScheduleRemove:
 		return scheduleRefs(st, c)

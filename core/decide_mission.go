@@ -27,6 +27,7 @@ const (
 	OpCommit   = "commit"
 	OpMerge    = "merge"
 	OpApply    = "apply"
+	OpUndo     = "undo"
 )
 
 // EvMissionUpdated carries a mission, whole.
@@ -300,6 +301,13 @@ func (t *tx) missionEffect(m *Mission, key string) Effect {
 		if mt := m.Task(arg); mt != nil {
 			e.From = mt.Worktree
 		}
+	case OpUndo:
+		// Commit is the merged result, Text the base it started from,
+		// From the branch that was merged.
+		e.Class, e.Workspace, e.Commit, e.Text, e.From = ClassReversible, m.Workspace, m.Applied, m.Base, m.Branch
+		if w := m.Task(m.Winner); w != nil {
+			e.From = w.Branch
+		}
 	case OpApply:
 		e.Class, e.Workspace, e.From = ClassReversible, m.Workspace, m.Worktree
 		if w := m.Task(m.Winner); w != nil {
@@ -327,6 +335,17 @@ func (t *tx) observeMission(o *Observation) {
 	}
 	t.completeEffect(o.Key, status, orDefault(o.Error, clip(o.Text, 200)))
 	e := t.missionEffect(m, o.Key)
+	if e.Op == OpUndo {
+		t.updMission(m.ID, func(m *Mission) {
+			clearPending(m, o.Key)
+			if o.Error != "" {
+				m.Result = "the rollback failed: " + o.Error
+				return
+			}
+			m.Status, m.Result = MissionRolledBack, "rolled back: the workspace's branch is at "+shortRef(o.Commit)+" again, as before the mission applied its result"
+		})
+		return
+	}
 	if m.Done() {
 		t.updMission(m.ID, func(m *Mission) { clearPending(m, o.Key) })
 		return
@@ -806,7 +825,7 @@ func (t *tx) missionThreadsAll(id string) {
 func (t *tx) recoverMissions() {
 	for _, id := range sortedKeys(t.st.Missions) {
 		m := t.st.Missions[id]
-		if m.Done() {
+		if m.Done() && !strings.HasSuffix(m.Pending, "/"+OpUndo) {
 			continue
 		}
 		keys := []string{m.Pending}
@@ -819,4 +838,21 @@ func (t *tx) recoverMissions() {
 			}
 		}
 	}
+}
+
+// rollbackMission takes a completed mission's result out of its base
+// workspace: one step (OpUndo) that moves the branch back to where it
+// was before the apply. It refuses what it cannot do.
+func (t *tx) rollbackMission(c *Command) *Rejection {
+	m := t.st.Missions[c.Mission]
+	switch {
+	case m.Status == MissionRolledBack:
+		return reject(ReasonInvalidState, "mission %s is already rolled back", m.ID)
+	case m.Status != MissionCompleted || m.Applied == "":
+		return reject(ReasonInvalidState, "mission %s is %s: only a completed mission's result can be rolled back", m.ID, m.Status)
+	case m.Pending != "":
+		return reject(ReasonInvalidState, "mission %s is rolling back already", m.ID)
+	}
+	t.missionStep(m.ID, "", OpUndo)
+	return nil
 }

@@ -187,6 +187,11 @@
 // smaller diff; the winner's branch is applied and the losers' threads
 // archived. Every vote is journaled in the mission.
 //
+// mission.rollback takes a completed mission's result out of the base
+// workspace in one step (OpUndo: the branch back to the merge's first
+// parent, or to Base after a fast-forward; refused by the host when the
+// branch has moved on), and the mission is rolled_back.
+//
 // mission.stop cancels the mission and stops its threads depth first:
 // the tasks (last first), then the planner, each as thread.stop does
 // (queue held, session stopped), in one pass. mission.resume resumes the

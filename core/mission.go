@@ -87,11 +87,14 @@ const (
 	MissionCompleted  MissionStatus = "completed"
 	MissionFailed     MissionStatus = "failed"
 	MissionCancelled  MissionStatus = "cancelled"
+	// MissionRolledBack: a completed mission whose result was taken out
+	// of the workspace again (mission.rollback).
+	MissionRolledBack MissionStatus = "rolled_back"
 )
 
 // Done reports whether the mission has ended.
 func (m *Mission) Done() bool {
-	return m.Status == MissionCompleted || m.Status == MissionFailed || m.Status == MissionCancelled
+	return m.Status == MissionCompleted || m.Status == MissionFailed || m.Status == MissionCancelled || m.Status == MissionRolledBack
 }
 
 // Working reports whether the mission is at work: not ended, and not
@@ -449,7 +452,7 @@ func missionRefs(st *State, c *Command) error {
 		if st.Threads[PlanThreadID(m.ID)] != nil || st.Threads[TaskThreadID(m.ID, "1")] != nil {
 			return refuse("threads of mission %s already exist", m.ID)
 		}
-	case CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote:
+	case CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote, CmdMissionRollback:
 		if st.Missions[c.Mission] == nil {
 			return refuse("unknown mission %q: list missions with `nexus mission list`", c.Mission)
 		}

@@ -67,7 +67,7 @@ commands:
   thread new|list|show|fork|archive|rename
   agent add|list|show|remove   agent identities: alias, profile, instructions
   mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--yes] [--wait]
-  mission list|show|approve|stop|resume|vote [--json]   goals across several agents
+  mission list|show|approve|stop|resume|vote|rollback [--json]   goals across several agents
   schedule add SPEC THREAD|mission TEXT   a message, or a mission (its flags), every D or on a cron spec (UTC)
   schedule list [--json] | schedule remove SCHEDULE
   send THREAD TEXT [--mode auto|steer|restart|queue]

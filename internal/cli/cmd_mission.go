@@ -17,7 +17,7 @@ import (
 
 func (a *app) cmdMission(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageErr("usage: nexus mission new|list|show|approve|stop|resume|vote ...")
+		return usageErr("usage: nexus mission new|list|show|approve|stop|resume|vote|rollback ...")
 	}
 	switch args[0] {
 	case "new":
@@ -26,10 +26,10 @@ func (a *app) cmdMission(ctx context.Context, args []string) error {
 		return a.missionList(ctx, args[1:])
 	case "show":
 		return a.missionShow(ctx, args[1:])
-	case "approve", "stop", "resume", "vote":
+	case "approve", "stop", "resume", "vote", "rollback":
 		return a.missionAct(ctx, args[0], args[1:])
 	}
-	return usageErr("unknown mission command %q: use new, list, show, approve, stop, resume or vote", args[0])
+	return usageErr("unknown mission command %q: use new, list, show, approve, stop, resume, vote or rollback", args[0])
 }
 
 func (a *app) missionNew(ctx context.Context, args []string) error {
@@ -84,7 +84,7 @@ func (a *app) missionAct(ctx context.Context, verb string, args []string) error 
 		return err
 	}
 	kind := map[string]core.CommandKind{"approve": core.CmdMissionApprove, "stop": core.CmdMissionStop,
-		"resume": core.CmdMissionResume, "vote": core.CmdMissionVote}[verb]
+		"resume": core.CmdMissionResume, "vote": core.CmdMissionVote, "rollback": core.CmdMissionRollback}[verb]
 	s, err := a.connect(ctx)
 	if err != nil {
 		return err
@@ -111,6 +111,9 @@ func (a *app) missionAct(ctx context.Context, verb string, args []string) error 
 	}
 	if _, err := a.submit(ctx, s, cmd); err != nil {
 		return err
+	}
+	if verb == "rollback" {
+		return a.waitRollback(ctx, s, id)
 	}
 	if *wait && verb != "stop" {
 		return a.waitMission(ctx, s, id)
@@ -465,4 +468,32 @@ func missionThreadIDs(m *core.Mission) []string {
 		}
 	}
 	return out
+}
+
+// waitRollback waits for a mission's rollback step and says how it went
+// (exit 1 when it could not be done).
+func (a *app) waitRollback(ctx context.Context, s *session, id string) error {
+	sub, err := s.subscribeOf(ctx, 0, api.StateQuery{Brief: true})
+	if err != nil {
+		return err
+	}
+	st := sub.State
+	for {
+		if m := st.Missions[id]; m != nil && m.Pending == "" {
+			if m.Status == core.MissionRolledBack {
+				fmt.Fprintf(a.stdout, "mission %s %s\n", id, flat(m.Result))
+				return nil
+			}
+			return failErr("mission %s: %s", id, flat(m.Result))
+		}
+		ev, ok := <-sub.Events
+		if !ok {
+			return failErr("lost the host while rolling back mission %s: see `nexus mission show %s`", id, id)
+		}
+		if ev.Seq != 0 {
+			if err := st.Apply(&ev); err != nil {
+				return failErr("cannot follow the journal: %v", err)
+			}
+		}
+	}
 }

@@ -64,6 +64,17 @@ func TestMissionCrash(t *testing.T) {
 					t.Fatalf("step %s journaled %d times", k, n)
 				}
 			}
+			if point == "mission.apply:1" {
+				// The rollback is a step like the others: kill -9 in it,
+				// and the next host finishes it.
+				e.must("host", "stop")
+				crashDuring(t, bin, e, "mission.undo:1", "mission", "rollback", id)
+				e.must("mission", "resume", id)
+				eventually(t, "the rollback to finish", func() bool { return e.mission(id).Status == string(core.MissionRolledBack) })
+				if log := e.git("log", "--format=%s"); log != "initial" {
+					t.Fatalf("after the rollback: %s", log)
+				}
+			}
 			for _, tk := range m.Tasks {
 				if v := e.show(tk.Thread); len(v.Runs) != 1 {
 					t.Fatalf("task %s has %d runs; a crash must not start it again: %s", tk.ID, len(v.Runs), fmt.Sprint(v.Runs))

@@ -156,6 +156,31 @@ func TestMissionSplitOffline(t *testing.T) {
 	if !sources["project"] || !sources["task"] || v.Runs[0].Text != core.CompileText(v.Runs[0].Context) {
 		t.Fatalf("task 3's context sections %v; the run's text is not compiled from them", sources)
 	}
+	// A mission's result comes out again in one step, newest first: the
+	// older one's refuses while the newer one's is on top of it.
+	firstID := first[0]
+	if r := e.run("mission", "rollback", firstID); r.code != 1 || !strings.Contains(r.err, "moved on from the merged result") {
+		t.Fatalf("rollback under a later mission's result: exit %d %q %q", r.code, r.out, r.err)
+	}
+	if out := e.must("mission", "rollback", id); !strings.Contains(out, "rolled back") {
+		t.Fatalf("rollback printed %q", out)
+	}
+	for _, f := range []string{"c.txt", "d.txt", "e.txt"} {
+		if _, err := os.Stat(filepath.Join(e.ws, f)); err == nil {
+			t.Fatalf("%s is still there after the rollback", f)
+		}
+	}
+	if e.mission(id).Status != string(core.MissionRolledBack) || readFile(t, filepath.Join(e.ws, "a.txt")) != "hello\n" {
+		t.Fatal("the rollback took out more (or less) than its mission's result")
+	}
+	if r := e.run("mission", "rollback", id); r.code != 1 || !strings.Contains(r.err, "already rolled back") {
+		t.Fatalf("a second rollback: exit %d %q", r.code, r.err)
+	}
+	e.must("mission", "rollback", firstID)
+	if log := e.git("log", "--format=%s"); log != "initial" || e.git("status", "--porcelain") != "" {
+		t.Fatalf("after both rollbacks: log %q status %q", log, e.git("status", "--porcelain"))
+	}
+
 	// Task 2 depends on nothing: its turn holds nothing of task 1's.
 	two := core.CompileText(e.show(m.Tasks[1].Thread).Runs[0].Context)
 	if strings.Contains(two, "is done") || strings.Contains(two, "wrote 4 bytes") || !strings.HasSuffix(two, "Task: write two to d.txt") {

@@ -32,5 +32,6 @@ var Names = []string{
 	"mission.commit",        // a task's work is about to be committed
 	"mission.merge",         // a task is about to be merged into the mission's worktree
 	"mission.apply",         // the result is about to be merged into the base workspace
+	"mission.undo",          // a mission's result is about to be taken out of the base workspace
 	"mission.done",          // a mission step ran, before the kernel hears of it
 }

@@ -107,6 +107,8 @@ func (x *missioner) run(e core.Effect) core.Observation {
 			c.Commit, err = x.m.Resolve(ctx, e.Workspace, "HEAD")
 		}
 		o.Commit, o.Changed = c.Commit, c.Files
+	case core.OpUndo:
+		o.Commit, err = x.m.UndoMerge(ctx, e.Workspace, e.Commit, e.Text, e.From)
 	case core.OpMerge, core.OpApply:
 		var mg checkpoint.Merged
 		mg, err = x.m.MergeWorktree(ctx, e.Workspace, e.From)
