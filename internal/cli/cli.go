@@ -66,7 +66,7 @@ commands:
   host status|stop      the background host: what it runs; stop it [--force]
   thread new|list|show|fork|archive|rename
   agent add|list|show|remove   agent identities: alias, profile, instructions
-  mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--yes] [--wait]
+  mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--reviewer A] [--yes] [--wait]
   mission list|show|approve|stop|resume|vote [--json]   goals across several agents
   send THREAD TEXT [--mode auto|steer|restart|queue]
   queue THREAD list|hold|release|remove [RUN]

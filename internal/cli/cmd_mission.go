@@ -44,12 +44,13 @@ func (a *app) missionNew(ctx context.Context, args []string) error {
 	agents := fs.String("agents", "builtin", "comma-separated agents (aliases from nexus agent list) or profiles that work the tasks")
 	planner := fs.String("planner", "builtin", "the agent or profile that plans a split")
 	verifyCmd := fs.String("verify", "", "shell command that must exit 0 in a task's worktree and on the merged result (e.g. 'go test ./...')")
+	reviewer := fs.String("reviewer", "", "an agent or profile that reviews each result after --verify passes (or instead of it) and answers PASS or FAIL")
 	ws := fs.String("workspace", "", "the repository to work on (default: the current directory)")
 	yes := fs.Bool("yes", false, "run the plan without asking, and let task agents write files and run commands without asking")
 	attempts := fs.Int("attempts", core.DefaultMissionAttempts, "runs a task may take (its first and one per failed verification) before the mission asks you")
 	budget := fs.Float64("budget-usd", 0, "budget of each task thread in US dollars (0: none)")
 	wait := fs.Bool("wait", false, "wait until the mission ends or needs you, printing its progress")
-	pos, err := parseArgs(fs, args, 1, 1, "nexus mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--yes] [--wait]")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--reviewer A] [--yes] [--wait]")
 	if err != nil {
 		return err
 	}
@@ -102,6 +103,13 @@ func (a *app) missionNew(ctx context.Context, args []string) error {
 			return usageErr("--planner: %v", err)
 		}
 		m.Planner = &p
+	}
+	if *reviewer != "" {
+		r, err := a.missionAgent(st, strings.TrimSpace(*reviewer))
+		if err != nil {
+			return usageErr("--reviewer: %v", err)
+		}
+		m.Reviewer = &r
 	}
 	rec, err := a.submit(ctx, s, core.Command{Kind: core.CmdMissionCreate, NewMission: m})
 	if err != nil {
@@ -359,6 +367,13 @@ func printMission(a *app, v MissionView) error {
 	if v.PlanThread != "" {
 		fmt.Fprintf(out, "planner thread: %s\n", v.PlanThread)
 	}
+	if v.Reviewer != "" {
+		th := ""
+		if v.ReviewThread != "" {
+			th = ", thread " + v.ReviewThread
+		}
+		fmt.Fprintf(out, "reviewer: %s%s\n", v.Reviewer, th)
+	}
 	for _, tk := range v.Tasks {
 		deps := ""
 		if len(tk.Deps) > 0 {
@@ -369,6 +384,10 @@ func printMission(a *app, v MissionView) error {
 			fmt.Fprintf(out, "    thread %s, worktree %s\n", tk.Thread, tk.Worktree)
 		}
 		for _, c := range tk.Checks {
+			if c.Review {
+				fmt.Fprintf(out, "    review %d: %s %s: %s\n", c.Attempt, c.Command, passWord(c.Passed), gist(flat(c.Output), 100))
+				continue
+			}
 			fmt.Fprintf(out, "    check %d: exit %d %s\n", c.Attempt, c.Exit, passWord(c.Passed))
 		}
 		if tk.Error != "" {
@@ -376,6 +395,10 @@ func printMission(a *app, v MissionView) error {
 		}
 	}
 	for _, c := range v.Checks {
+		if c.Review {
+			fmt.Fprintf(out, "merged result: review by %s %s: %s\n", c.Command, passWord(c.Passed), gist(flat(c.Output), 100))
+			continue
+		}
 		fmt.Fprintf(out, "merged result: `%s` exit %d %s\n", flat(c.Command), c.Exit, passWord(c.Passed))
 	}
 	for _, vo := range v.Votes {
@@ -400,28 +423,32 @@ func passWord(ok bool) string {
 // MissionView is a mission in `mission show --json` and `mission list
 // --json` (README.md "JSON output").
 type MissionView struct {
-	ID         string       `json:"id"`
-	Goal       string       `json:"goal"`
-	Strategy   string       `json:"strategy"`
-	Status     string       `json:"status"`
-	Workspace  string       `json:"workspace"`
-	Repo       string       `json:"repo"`
-	Base       string       `json:"base"`
-	Verify     string       `json:"verify,omitempty"`
-	Agents     []string     `json:"agents"`
-	PlanThread string       `json:"planThread,omitempty"`
-	Tasks      []core.Task  `json:"tasks"`
-	Checks     []core.Check `json:"checks,omitempty"`
-	Votes      []core.Vote  `json:"votes,omitempty"`
-	Winner     string       `json:"winner,omitempty"`
-	Worktree   string       `json:"worktree,omitempty"`
-	Question   string       `json:"question,omitempty"`
-	Result     string       `json:"result,omitempty"`
-	Applied    string       `json:"applied,omitempty"`
-	CreatedAt  int64        `json:"createdAt"`
-	UpdatedAt  int64        `json:"updatedAt"`
-	Planner    string       `json:"planner,omitempty"`
-	Attempts   int          `json:"maxAttempts"`
+	ID         string   `json:"id"`
+	Goal       string   `json:"goal"`
+	Strategy   string   `json:"strategy"`
+	Status     string   `json:"status"`
+	Workspace  string   `json:"workspace"`
+	Repo       string   `json:"repo"`
+	Base       string   `json:"base"`
+	Verify     string   `json:"verify,omitempty"`
+	Agents     []string `json:"agents"`
+	PlanThread string   `json:"planThread,omitempty"`
+	// Reviewer (its name as given) and its thread, when the mission
+	// has one.
+	Reviewer     string       `json:"reviewer,omitempty"`
+	ReviewThread string       `json:"reviewThread,omitempty"`
+	Tasks        []core.Task  `json:"tasks"`
+	Checks       []core.Check `json:"checks,omitempty"`
+	Votes        []core.Vote  `json:"votes,omitempty"`
+	Winner       string       `json:"winner,omitempty"`
+	Worktree     string       `json:"worktree,omitempty"`
+	Question     string       `json:"question,omitempty"`
+	Result       string       `json:"result,omitempty"`
+	Applied      string       `json:"applied,omitempty"`
+	CreatedAt    int64        `json:"createdAt"`
+	UpdatedAt    int64        `json:"updatedAt"`
+	Planner      string       `json:"planner,omitempty"`
+	Attempts     int          `json:"maxAttempts"`
 }
 
 func viewMission(m *core.Mission) MissionView {
@@ -437,6 +464,9 @@ func viewMission(m *core.Mission) MissionView {
 	}
 	if m.Planner != nil {
 		v.Planner = m.Planner.Name
+	}
+	if m.Reviewer != nil {
+		v.Reviewer, v.ReviewThread = m.Reviewer.Name, m.ReviewThread
 	}
 	return v
 }
