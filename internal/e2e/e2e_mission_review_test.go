@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/internal/cli"
 )
 
 // sectionOf is the text of a run's context section of a title.
@@ -156,5 +159,106 @@ func TestMissionReviewSplit(t *testing.T) {
 	if out := e.must("mission", "show", id); !strings.Contains(out, "reviewer: builtin, thread "+m.ReviewThread) ||
 		!strings.Contains(out, "merged result: review by @builtin passed: the change does what the task asks") {
 		t.Fatalf("mission show:\n%s", out)
+	}
+}
+
+// kill -9 at the review's steps (before the diff runs, after it ran but
+// before the kernel heard of it, while the reviewer's turn waits for
+// its thread's baseline, before its run's checkpoint) and `nexus mission
+// resume` finishes the mission: the diff step journaled once, one review
+// run, one verdict, the result applied.
+func TestMissionReviewCrash(t *testing.T) {
+	t.Parallel()
+	bin := failpointBinary(t)
+	// A split of two tasks with a command: the planner's and the tasks'
+	// threads capture six checkpoints before the reviewer's baseline
+	// (the 7th) and its run's (the 8th); the diff is the 9th step done.
+	for _, point := range []string{"mission.diff:1", "mission.done:9", "checkpoint.capture:7", "checkpoint.capture:8"} {
+		t.Run(point, func(t *testing.T) {
+			t.Parallel()
+			e := backgroundEnv(t, "1m")
+			e.gitInit()
+			crashDuring(t, bin, e, point, "mission", "new", "write hello to a.txt and write world to b.txt",
+				"--verify", "test -f a.txt -a -f b.txt", "--reviewer", "builtin", "--yes")
+			list := e.must("mission", "list", "--json")
+			var ms []struct{ ID string }
+			if err := json.Unmarshal([]byte(list), &ms); err != nil || len(ms) != 1 {
+				t.Fatalf("mission list after the crash: %s (%v)", list, err)
+			}
+			id := ms[0].ID
+			r := e.missionRun("mission", "resume", id, "--wait")
+			if r.code != 0 {
+				t.Fatalf("resume: exit %d\n%s\n%s", r.code, r.out, r.err)
+			}
+			m := e.mission(id)
+			if m.Status != string(core.MissionCompleted) || len(m.Checks) != 2 || m.Checks[0].Review || !m.Checks[1].Review || !m.Checks[1].Passed {
+				t.Fatalf("after the crash at %s: %+v", point, m)
+			}
+			if readFile(t, filepath.Join(e.ws, "a.txt")) != "hello\n" || readFile(t, filepath.Join(e.ws, "b.txt")) != "world\n" {
+				t.Fatal("the workspace lacks the mission's files")
+			}
+			diffs := 0
+			for _, line := range strings.Split(e.must("log", "--json"), "\n") {
+				var ev core.Event
+				if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == core.EvEffectStarted && ev.Payload.Effect != nil &&
+					ev.Payload.Effect.Key == "mission/"+id+"/diff" {
+					diffs++
+				}
+			}
+			if diffs != 1 {
+				t.Fatalf("the diff step journaled %d times", diffs)
+			}
+			if v := e.show(m.ReviewThread); len(v.Runs) != 1 || v.Runs[0].Status != core.RunCompleted {
+				t.Fatalf("the reviewer's thread after the crash: %+v", v.Runs)
+			}
+		})
+	}
+}
+
+// A review turn the host's death cuts off (the merged result of a
+// split) is resumed by `mission resume`: the same run goes on, its
+// verdict is taken, the result applied.
+func TestMissionReviewResume(t *testing.T) {
+	t.Parallel()
+	e := backgroundEnv(t, "1m")
+	e.gitInit()
+	e.must("agent", "add", "slowrev", "--instructions", "Take your time. #slow=6s")
+	id := e.must("mission", "new", "write hello to a.txt", "--reviewer", "slowrev", "--yes")
+	rt := core.ReviewThreadID(id)
+	eventually(t, "the reviewer at work", func() bool {
+		r := e.run("thread", "show", rt, "--json")
+		var v cli.ThreadView
+		if r.code != 0 || json.Unmarshal([]byte(r.out), &v) != nil || len(v.Runs) != 1 || v.Runs[0].Status != core.RunRunning {
+			return false
+		}
+		for _, a := range v.Runs[0].Attempts {
+			for _, n := range a.Nodes {
+				if n.Kind == core.NodeLLMCall {
+					return true
+				}
+			}
+		}
+		return false
+	})
+	pid := e.servingPID()
+	if pid <= 0 {
+		t.Fatal("no background host")
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	eventually(t, "the killed host to be gone", func() bool { return !alive(pid) })
+	r := e.missionRun("mission", "resume", id, "--wait")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	m := e.mission(id)
+	if m.Status != string(core.MissionCompleted) || len(m.Checks) != 1 || !m.Checks[0].Review || !m.Checks[0].Passed {
+		t.Fatalf("after resume: %+v", m)
+	}
+	v := e.show(rt)
+	if len(v.Runs) != 1 || v.Runs[0].Status != core.RunCompleted || len(v.Runs[0].Attempts) != 2 || v.Runs[0].Attempts[1].Reason != core.ReasonProviderRecovery {
+		t.Fatalf("the reviewer's run after resume: %+v", v.Runs)
+	}
+	if readFile(t, filepath.Join(e.ws, "a.txt")) != "hello\n" {
+		t.Fatal("the result was not applied")
 	}
 }
