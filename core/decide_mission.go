@@ -10,15 +10,16 @@ import (
 // EffMission is a mission's step outside the kernel (Effect.Op): make a
 // worktree, run the verification, commit a task's work, merge it into
 // the mission's worktree, read a change for the reviewer, apply the
-// result to the base workspace. Each
-// is journaled before it runs and can run again after a crash with the
-// same result (a worktree is finished, a commit or merge already made is
-// found), so recovery issues an unfinished one again.
+// result to the base workspace. Each is journaled before it runs and can
+// run again after a crash with the same result (a worktree is finished,
+// a commit or merge already made is found), so recovery issues an
+// unfinished one again.
 const EffMission EffectKind = "mission"
 
 // ObsMission reports how a mission step ended (Key, Mission, Task; Text:
-// the worktree's workspace, the verifier's output or the diff; Exit; Commit;
-// Changed: paths a commit changed; Error: why it could not be done).
+// the worktree's workspace, the verifier's output or the diff; Exit;
+// Commit; Changed: paths a commit changed; Error: why it could not be
+// done).
 const ObsMission ObsKind = "mission"
 
 // Mission steps (Effect.Op).
