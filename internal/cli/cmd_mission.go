@@ -423,32 +423,32 @@ func passWord(ok bool) string {
 // MissionView is a mission in `mission show --json` and `mission list
 // --json` (README.md "JSON output").
 type MissionView struct {
-	ID         string   `json:"id"`
-	Goal       string   `json:"goal"`
-	Strategy   string   `json:"strategy"`
-	Status     string   `json:"status"`
-	Workspace  string   `json:"workspace"`
-	Repo       string   `json:"repo"`
-	Base       string   `json:"base"`
-	Verify     string   `json:"verify,omitempty"`
-	Agents     []string `json:"agents"`
-	PlanThread string   `json:"planThread,omitempty"`
+	ID         string       `json:"id"`
+	Goal       string       `json:"goal"`
+	Strategy   string       `json:"strategy"`
+	Status     string       `json:"status"`
+	Workspace  string       `json:"workspace"`
+	Repo       string       `json:"repo"`
+	Base       string       `json:"base"`
+	Verify     string       `json:"verify,omitempty"`
+	Agents     []string     `json:"agents"`
+	PlanThread string       `json:"planThread,omitempty"`
+	Tasks      []core.Task  `json:"tasks"`
+	Checks     []core.Check `json:"checks,omitempty"`
+	Votes      []core.Vote  `json:"votes,omitempty"`
+	Winner     string       `json:"winner,omitempty"`
+	Worktree   string       `json:"worktree,omitempty"`
+	Question   string       `json:"question,omitempty"`
+	Result     string       `json:"result,omitempty"`
+	Applied    string       `json:"applied,omitempty"`
+	CreatedAt  int64        `json:"createdAt"`
+	UpdatedAt  int64        `json:"updatedAt"`
+	Planner    string       `json:"planner,omitempty"`
+	Attempts   int          `json:"maxAttempts"`
 	// Reviewer (its name as given) and its thread, when the mission
 	// has one.
-	Reviewer     string       `json:"reviewer,omitempty"`
-	ReviewThread string       `json:"reviewThread,omitempty"`
-	Tasks        []core.Task  `json:"tasks"`
-	Checks       []core.Check `json:"checks,omitempty"`
-	Votes        []core.Vote  `json:"votes,omitempty"`
-	Winner       string       `json:"winner,omitempty"`
-	Worktree     string       `json:"worktree,omitempty"`
-	Question     string       `json:"question,omitempty"`
-	Result       string       `json:"result,omitempty"`
-	Applied      string       `json:"applied,omitempty"`
-	CreatedAt    int64        `json:"createdAt"`
-	UpdatedAt    int64        `json:"updatedAt"`
-	Planner      string       `json:"planner,omitempty"`
-	Attempts     int          `json:"maxAttempts"`
+	Reviewer     string `json:"reviewer,omitempty"`
+	ReviewThread string `json:"reviewThread,omitempty"`
 }
 
 func viewMission(m *core.Mission) MissionView {
