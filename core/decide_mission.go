@@ -9,15 +9,17 @@ import (
 
 // EffMission is a mission's step outside the kernel (Effect.Op): make a
 // worktree, run the verification, commit a task's work, merge it into
-// the mission's worktree, apply the result to the base workspace. Each
-// is journaled before it runs and can run again after a crash with the
-// same result (a worktree is finished, a commit or merge already made is
-// found), so recovery issues an unfinished one again.
+// the mission's worktree, read a change for the reviewer, apply the
+// result to the base workspace. Each is journaled before it runs and can
+// run again after a crash with the same result (a worktree is finished,
+// a commit or merge already made is found), so recovery issues an
+// unfinished one again.
 const EffMission EffectKind = "mission"
 
 // ObsMission reports how a mission step ended (Key, Mission, Task; Text:
-// the worktree's workspace or the verifier's output; Exit; Commit;
-// Changed: paths a commit changed; Error: why it could not be done).
+// the worktree's workspace, the verifier's output or the diff; Exit;
+// Commit; Changed: paths a commit changed; Error: why it could not be
+// done).
 const ObsMission ObsKind = "mission"
 
 // Mission steps (Effect.Op).
@@ -28,6 +30,10 @@ const (
 	OpMerge    = "merge"
 	OpApply    = "apply"
 	OpUndo     = "undo"
+	// OpDiff reads the change to review: the diff from From (the
+	// mission's Base) to Commit (a task's commit; "" for the HEAD of
+	// the mission's worktree) in Workspace, bounded by MaxReviewDiff.
+	OpDiff = "diff"
 )
 
 // EvMissionUpdated carries a mission, whole.
@@ -60,6 +66,7 @@ func (t *tx) inner(fn func() *Rejection) *Rejection {
 func (t *tx) createMission(c *Command) *Rejection {
 	m := c.NewMission.Clone()
 	m.CreatedAt, m.Tasks, m.Checks, m.Votes, m.Winner = c.At, nil, nil, nil, ""
+	m.ReviewThread, m.Review = "", ""
 	if m.MaxAttempts <= 0 {
 		m.MaxAttempts = DefaultMissionAttempts
 	}
@@ -103,6 +110,10 @@ func (t *tx) linkThread(id, mission, task string) {
 func (t *tx) missionThread(id string) {
 	th := t.st.Threads[id]
 	m := t.st.Missions[th.Mission]
+	if m != nil && !m.Done() && id == ReviewThreadID(m.ID) {
+		t.reviewsDone(m.ID)
+		return
+	}
 	if m == nil || m.Done() || t.st.ActiveRun(id) != nil || t.recoverableRun(id) != nil {
 		return
 	}
@@ -232,7 +243,7 @@ func (t *tx) missionStep(id, task, op string) {
 	m := t.st.Missions[id]
 	n := 0
 	switch {
-	case op == OpVerify && task != "":
+	case (op == OpVerify || op == OpDiff) && task != "":
 		n = m.Task(task).Attempts
 	case op == OpMerge:
 		task, n = "", 0
@@ -247,7 +258,7 @@ func (t *tx) missionStep(id, task, op string) {
 			switch op {
 			case OpWorktree:
 				tk.Status = TaskStarting
-			case OpVerify:
+			case OpVerify, OpDiff:
 				tk.Status = TaskVerifying
 			}
 		} else {
@@ -312,6 +323,11 @@ func (t *tx) missionEffect(m *Mission, key string) Effect {
 		e.Class, e.Workspace, e.From = ClassReversible, m.Workspace, m.Worktree
 		if w := m.Task(m.Winner); w != nil {
 			e.From = w.Worktree
+		}
+	case OpDiff:
+		e.Workspace, e.From = m.Worktree, m.Base
+		if tk != nil {
+			e.Workspace, e.Commit = tk.Worktree, tk.Commit
 		}
 	}
 	return e
@@ -398,11 +414,23 @@ func (t *tx) taskStepDone(m *Mission, e Effect, o *Observation) {
 			t.taskFailed(id, task, 0, "", "cannot commit its work: "+o.Error)
 			return
 		}
+		if m.Reviewer != nil && m.Strategy == StrategyRace {
+			// The reviewer passes it (or not) once it has read the
+			// committed change.
+			t.updMission(id, func(m *Mission) {
+				tk := m.Task(task)
+				tk.Commit, tk.Files = o.Commit, o.Changed
+			})
+			t.missionStep(id, task, OpDiff)
+			return
+		}
 		t.updMission(id, func(m *Mission) {
 			tk := m.Task(task)
 			tk.Status, tk.Commit, tk.Files, tk.Error = TaskPassed, o.Commit, o.Changed, ""
 		})
 		t.startReady(id)
+	case OpDiff:
+		t.reviewStepDone(id, task, o)
 	}
 }
 
@@ -489,17 +517,24 @@ func shortRef(s string) string {
 // left; then a race goes on without it, and a split asks the person.
 func (t *tx) taskFailed(id, task string, exit int, output, why string) {
 	m := t.st.Missions[id]
+	text := "Attempt " + strconv.Itoa(m.Task(task).Attempts) + " failed: " + why + "."
+	if output != "" || exit != 0 {
+		text += fmt.Sprintf("\n`%s` exited %d:\n%s", m.Verify, exit, output)
+	}
+	t.taskRetry(id, task, why, Section{Source: "runtime", Title: "Verifier", Text: text + "\nFix it and do the task again."})
+}
+
+// taskRetry sends a failed task's thread what went wrong (runtime) as
+// its next run while it has attempts left; then it gives up.
+func (t *tx) taskRetry(id, task, why string, runtime Section) {
+	m := t.st.Missions[id]
 	tk := m.Task(task)
 	if tk.Attempts < m.MaxAttempts && tk.Thread != "" {
 		t.updMission(id, func(m *Mission) {
 			tk := m.Task(task)
 			tk.Status, tk.Attempts, tk.Error = TaskRunning, tk.Attempts+1, why
 		})
-		text := "Attempt " + strconv.Itoa(tk.Attempts) + " failed: " + why + "."
-		if output != "" || exit != 0 {
-			text += fmt.Sprintf("\n`%s` exited %d:\n%s", m.Verify, exit, output)
-		}
-		t.sendTask(id, task, []Section{{Source: "runtime", Title: "Verifier", Text: text + "\nFix it and do the task again."}})
+		t.sendTask(id, task, []Section{runtime})
 		return
 	}
 	t.taskGaveUp(id, task, why)
@@ -613,7 +648,9 @@ func (t *tx) missionStepDone(m *Mission, e Effect, o *Observation) {
 			t.mergedFailed(m, check)
 			return
 		}
-		t.missionStep(id, "", OpApply)
+		t.verifiedMerged(id)
+	case OpDiff:
+		t.reviewStepDone(id, "", o)
 	case OpApply:
 		if o.Error != "" {
 			t.endMission(id, MissionFailed, "applying the result to "+m.Workspace+" failed: "+o.Error)
@@ -632,16 +669,25 @@ func (t *tx) missionStepDone(m *Mission, e Effect, o *Observation) {
 // another attempt while the mission has attempts left; then it asks the
 // person.
 func (t *tx) mergedFailed(m *Mission, check Check) {
-	if len(m.Checks) >= m.MaxAttempts {
+	if n := failedChecks(m.Checks); n >= m.MaxAttempts {
+		last := fmt.Sprintf("exit %d", check.Exit)
+		if check.Review {
+			last = "the last by the reviewer " + check.Command
+		}
 		t.updMission(m.ID, func(m *Mission) {
 			m.Status, m.AskedAt = MissionRunning, t.at
-			m.Question = fmt.Sprintf("the merged result failed verification %d times (exit %d; the mission's worktree %s keeps it): approve to give every task one more attempt, or stop the mission",
-				len(m.Checks), check.Exit, m.Worktree)
+			m.Question = fmt.Sprintf("the merged result failed verification %d times (%s; the mission's worktree %s keeps it): approve to give every task one more attempt, or stop the mission",
+				n, last, m.Worktree)
 		})
 		return
 	}
 	text := fmt.Sprintf("The merged result of all tasks failed verification: `%s` exited %d:\n%s\nFix your part and do the task again.", check.Command, check.Exit, check.Output)
-	t.retryAll(m.ID, []Section{{Source: "runtime", Title: "Verifier", Text: text}})
+	title := "Verifier"
+	if check.Review {
+		text = fmt.Sprintf("The reviewer %s failed the merged result of all tasks: FAIL: %s\nFix your part and do the task again.", check.Command, check.Output)
+		title = "Reviewer"
+	}
+	t.retryAll(m.ID, []Section{{Source: "runtime", Title: title, Text: text}})
 }
 
 // retryAll gives every task with a thread one more attempt.
@@ -674,7 +720,7 @@ func (t *tx) mergeNext(id string) {
 	}
 	t.updMission(id, func(m *Mission) { m.Status = MissionVerifying })
 	if m.Verify == "" || m.Strategy == StrategyRace {
-		t.missionStep(id, "", OpApply)
+		t.verifiedMerged(id)
 		return
 	}
 	t.missionStep(id, "", OpVerify)
@@ -705,6 +751,9 @@ func (t *tx) stopMission(c *Command) *Rejection {
 		if th := m.Tasks[i].Thread; th != "" {
 			threads = append(threads, th)
 		}
+	}
+	if m.ReviewThread != "" {
+		threads = append(threads, m.ReviewThread)
 	}
 	if m.PlanThread != "" {
 		threads = append(threads, m.PlanThread)
@@ -745,8 +794,8 @@ func (t *tx) approveMission(c *Command) *Rejection {
 		t.startReady(m.ID)
 	case c.NewMission != nil:
 		return reject(ReasonInvalidState, "mission %s is %s: only a plan waiting for approval can be edited", m.ID, m.Status)
-	case m.Question != "" && len(m.Checks) >= m.MaxAttempts && !slices.ContainsFunc(m.Tasks, func(tk Task) bool { return tk.Status == TaskFailed }):
-		t.updMission(m.ID, func(m *Mission) { m.MaxAttempts = len(m.Checks) + 1 })
+	case m.Question != "" && failedChecks(m.Checks) >= m.MaxAttempts && !slices.ContainsFunc(m.Tasks, func(tk Task) bool { return tk.Status == TaskFailed }):
+		t.updMission(m.ID, func(m *Mission) { m.MaxAttempts = failedChecks(m.Checks) + 1 })
 		t.retryAll(m.ID, []Section{{Source: "runtime", Title: "Person", Text: "The person asked for one more attempt after the merged result failed verification:\n" + m.Checks[len(m.Checks)-1].Output}})
 	case m.Question != "":
 		t.updMission(m.ID, func(m *Mission) { m.Question = "" })
@@ -792,6 +841,7 @@ func (t *tx) resumeMission(c *Command) *Rejection {
 	for _, tk := range m.Tasks {
 		threads = append(threads, tk.Thread)
 	}
+	threads = append(threads, m.ReviewThread)
 	n := 0
 	for _, th := range threads {
 		if th != "" && t.st.Threads[th] != nil && t.recoverableRun(th) != nil {
@@ -816,6 +866,9 @@ func (t *tx) missionThreadsAll(id string) {
 		if tk.Thread != "" && t.st.Threads[tk.Thread] != nil {
 			t.missionThread(tk.Thread)
 		}
+	}
+	if rt := t.st.Missions[id].ReviewThread; rt != "" && t.st.Threads[rt] != nil {
+		t.missionThread(rt)
 	}
 	t.startReady(id)
 }

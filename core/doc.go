@@ -139,11 +139,12 @@
 // # Missions
 //
 // A Mission (mission.go, decide_mission.go) is the orchestrated
-// lifecycle: a goal, a strategy, a verification command, the agents that
-// work it, and its tasks. mission.create carries the whole mission as the
-// edge resolved it (its id, the repository and the commit Base the tasks
-// start from, each agent's profile and capabilities); every change of it
-// is one mission.updated event carrying it whole. The decider drives it;
+// lifecycle: a goal, a strategy, a verification command and/or a
+// reviewer, the agents that work it, and its tasks. mission.create
+// carries the whole mission as the edge resolved it (its id, the
+// repository and the commit Base the tasks start from, each agent's
+// profile and capabilities); every change of it is one mission.updated
+// event carrying it whole. The decider drives it;
 // nothing else does:
 //
 //   - split: a planner thread (PlanThreadID, a child of the mission) gets
@@ -173,6 +174,26 @@
 // the person's edit of it (NewMission.Tasks, read with ParsePlan at the
 // edge), which replaces the proposed tasks.
 //
+// With a Reviewer (an agent or profile, resolved at the edge as the
+// agents are), verification is the command and then the reviewer's
+// verdict. Once a result passed its command, or when there is none (a
+// race's task once committed, a split's merged result), the diff step
+// (OpDiff) reads its change from Base, bounded by MaxReviewDiff, and the
+// reviewer's thread gets a compiled review: one thread per mission
+// (ReviewThreadID, in the base workspace, made at the first review,
+// linked with Thread.Mission and Task ReviewTask, which no task is), each
+// review queued behind the ones before and named by Task.Review or
+// Mission.Review while in flight. When its run ends, ParseVerdict reads
+// the reply: the first line PASS or FAIL, then the reasons; any other
+// reply, or a review run that did not complete, is a FAIL that says why.
+// The verdict is journaled as a Check (Review, Command "@" and the
+// reviewer's name, Exit 0 or 1, Output the reasons) and decides as the
+// command's exit would: a PASS passes the task or applies the merged
+// result, a FAIL goes back to the task's thread (the merged result's: to
+// every task's) as its next run with the reasons, and counts as a failed
+// attempt (a failed round of the merged result, as a failed command
+// does).
+//
 // Once every task is settled a split makes the mission's worktree,
 // merges the passed tasks into it in order (tasks are numbered after
 // their dependencies), verifies the merged result (on failure every task
@@ -183,9 +204,12 @@
 // branch checked out in the base workspace, as `git merge` would (a
 // fast-forward when the base did not move), which git can undo in one
 // step. A race votes: nexus votes for the passing task with the smallest
-// diff, the person's mission.vote counts the same, a tie goes to the
-// smaller diff; the winner's branch is applied and the losers' threads
-// archived. Every vote is journaled in the mission.
+// diff; with a reviewer, its PASS is its vote for that task (Voter "@"
+// and its name), so it votes once for every task it passed and nexus's
+// vote decides among those unless the person's does; the person's
+// mission.vote counts the same as any; the most votes win and a tie goes
+// to the smaller diff. The winner's branch is applied and the losers'
+// threads archived. Every vote is journaled in the mission.
 //
 // mission.rollback takes a completed mission's result out of the base
 // workspace in one step (OpUndo: the branch back to the merge's first
@@ -193,19 +217,20 @@
 // branch has moved on), and the mission is rolled_back.
 //
 // mission.stop cancels the mission and stops its threads depth first:
-// the tasks (last first), then the planner, each as thread.stop does
-// (queue held, session stopped), in one pass. mission.resume resumes the
-// threads a host restart cut off.
+// the tasks (last first), then the reviewer, then the planner, each as
+// thread.stop does (queue held, session stopped), in one pass.
+// mission.resume resumes the threads a host restart cut off, the
+// reviewer's too: a review's verdict is taken when its run ends.
 //
 // Mission steps are effects of kind EffMission (Op: worktree, verify,
-// commit, merge, apply), journaled effect.started before they run and
-// completed when their ObsMission comes back. Each is idempotent (a
+// commit, merge, diff, apply), journaled effect.started before they run
+// and completed when their ObsMission comes back. Each is idempotent (a
 // worktree add finishes, a commit finds nothing left to commit, a merge
-// finds its branch merged), and at most one is in flight per task and
-// per mission (Task.Pending, Mission.Pending), so the Recover pass
-// issues an unfinished one again: no step is journaled twice, no
-// verification whose result is journaled runs again, and no merge is
-// applied twice.
+// finds its branch merged, a diff reads the same change), and at most
+// one is in flight per task and per mission (Task.Pending,
+// Mission.Pending), so the Recover pass issues an unfinished one again:
+// no step is journaled twice, no verification whose result is journaled
+// runs again, and no merge is applied twice.
 //
 // # Compiled context
 //
@@ -214,11 +239,15 @@
 // when it is one), project (the worktree, branch and base commit, the
 // repository's conventions file as the edge read it), task (the goal,
 // what the tasks it depends on replied, the verification command, then
-// the task itself, last), runtime (a verifier's output, the person's
-// request for another attempt). The sections are journaled with the run
-// (Run.Context); thread show --json shows them, and for any other run
-// the sections it is made of (its agent's instructions, handoff,
-// merge-back and the person's message).
+// the task itself, last), runtime (a verifier's output, a reviewer's
+// reasons, the person's request for another attempt). The sections are
+// journaled with the run (Run.Context); thread show --json shows them,
+// and for any other run the sections it is made of (its agent's
+// instructions, handoff, merge-back and the person's message). A review
+// is compiled the same way: agent (the reviewer's identity), project
+// (where the change is, the conventions), task (the goal, the work under
+// review), runtime (the change), and last the instruction, which begins
+// with ReviewPrompt.
 //
 // # Schedules
 //

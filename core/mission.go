@@ -36,6 +36,15 @@ type Mission struct {
 	Planner *MissionAgent  `json:"planner,omitempty" msgpack:"pn,omitempty"`
 	// PlanThread is the planner's thread.
 	PlanThread string `json:"planThread,omitempty" msgpack:"pt,omitempty"`
+	// Reviewer, when set, gives its verdict on every result that is
+	// verified (a race's task, a split's merged result) once the
+	// verification command passed or when there is none; ReviewThread
+	// is its thread (ReviewThreadID), made at the first review, and
+	// Review the reviewer's run on the merged result while it is in
+	// flight.
+	Reviewer     *MissionAgent `json:"reviewer,omitempty" msgpack:"rv,omitempty"`
+	ReviewThread string        `json:"reviewThread,omitempty" msgpack:"rt,omitempty"`
+	Review       string        `json:"review,omitempty" msgpack:"rr,omitempty"`
 	// AutoApprove: the plan runs without asking (--yes); Allow is the
 	// policy of every task thread.
 	AutoApprove bool     `json:"autoApprove,omitempty" msgpack:"aa,omitempty"`
@@ -126,8 +135,10 @@ type Task struct {
 	Status   TaskStatus `json:"status" msgpack:"s"`
 	// Attempts counts the runs sent to the task's thread.
 	Attempts int `json:"attempts" msgpack:"at"`
-	// Pending is the task's step in flight (an effect key).
+	// Pending is the task's step in flight (an effect key); Review the
+	// reviewer's run on its result while it is in flight.
 	Pending string  `json:"pending,omitempty" msgpack:"pd,omitempty"`
+	Review  string  `json:"review,omitempty" msgpack:"rr,omitempty"`
 	Checks  []Check `json:"checks,omitempty" msgpack:"ck,omitempty"`
 	// Commit is the task's work committed in its worktree; Files how
 	// many paths it changed (a race's tie-break: the smaller diff).
@@ -152,13 +163,16 @@ const (
 )
 
 // Check is one verification: of a task's attempt, or of the merged
-// result (Attempt 0).
+// result (Attempt 0). A reviewer's verdict is a check too (Review):
+// Command is "@" and the reviewer's name, Exit 0 for PASS and 1 for
+// FAIL, Output the reviewer's reasons.
 type Check struct {
 	Attempt int    `json:"attempt" msgpack:"at"`
 	Command string `json:"command" msgpack:"c"`
 	Exit    int    `json:"exit" msgpack:"x"`
 	Passed  bool   `json:"passed" msgpack:"ok"`
 	Output  string `json:"output,omitempty" msgpack:"o,omitempty"`
+	Review  bool   `json:"review,omitempty" msgpack:"rv,omitempty"`
 }
 
 // Vote is one voter's choice among a race's passing tasks.
@@ -220,6 +234,10 @@ func (m *Mission) Clone() *Mission {
 		p := *m.Planner
 		c.Planner = &p
 	}
+	if m.Reviewer != nil {
+		r := *m.Reviewer
+		c.Reviewer = &r
+	}
 	return &c
 }
 
@@ -244,6 +262,9 @@ func TaskThreadID(mission, task string) string { return mission + "-t" + task }
 
 // PlanThreadID is the id of a mission's planner thread.
 func PlanThreadID(mission string) string { return mission + "-plan" }
+
+// ReviewThreadID is the id of a mission's reviewer thread.
+func ReviewThreadID(mission string) string { return mission + "-review" }
 
 // PlanPrompt is the message a split's planner gets. The offline model
 // recognises its first line and answers from the Goal line.
@@ -405,7 +426,7 @@ func (c *Command) validateMission() error {
 	if err := checkText(m.Goal); err != nil {
 		return err
 	}
-	for _, a := range append(slices.Clone(m.Agents), *orAgent(m.Planner)) {
+	for _, a := range everyAgent(m) {
 		if a.Provider == "" || len(a.Name) > MaxIDBytes || len(a.Provider) > MaxIDBytes || !utf8.ValidString(a.Name+a.Provider) {
 			return refuse("mission agent %.40q has no valid profile", a.Name)
 		}
@@ -428,6 +449,16 @@ func (c *Command) validateMission() error {
 	return nil
 }
 
+// everyAgent is the mission's agents, its planner (the built-in one
+// when it has none) and its reviewer when it has one.
+func everyAgent(m *Mission) []MissionAgent {
+	out := append(slices.Clone(m.Agents), *orAgent(m.Planner))
+	if m.Reviewer != nil {
+		out = append(out, *m.Reviewer)
+	}
+	return out
+}
+
 func orAgent(a *MissionAgent) *MissionAgent {
 	if a == nil {
 		return &MissionAgent{Name: "builtin", Provider: "builtin"}
@@ -444,12 +475,12 @@ func missionRefs(st *State, c *Command) error {
 		if st.Missions[m.ID] != nil {
 			return refuse("mission %s already exists", m.ID)
 		}
-		for _, a := range append(slices.Clone(m.Agents), *orAgent(m.Planner)) {
+		for _, a := range everyAgent(m) {
 			if a.Agent != "" && st.AgentByAlias(a.Agent) == nil {
 				return refuse("unknown agent %q: list agents with `nexus agent list`", a.Agent)
 			}
 		}
-		if st.Threads[PlanThreadID(m.ID)] != nil || st.Threads[TaskThreadID(m.ID, "1")] != nil {
+		if st.Threads[PlanThreadID(m.ID)] != nil || st.Threads[TaskThreadID(m.ID, "1")] != nil || st.Threads[ReviewThreadID(m.ID)] != nil {
 			return refuse("threads of mission %s already exist", m.ID)
 		}
 	case CmdMissionApprove, CmdMissionStop, CmdMissionResume, CmdMissionVote, CmdMissionRollback:

@@ -53,6 +53,12 @@ func encMission(e *enc, v *core.Mission) {
 		encMissionAgent(e, v.Planner)
 	}
 	o.strOmit("pt", v.PlanThread)
+	if v.Reviewer != nil {
+		o.key("rv")
+		encMissionAgent(e, v.Reviewer)
+	}
+	o.strOmit("rt", v.ReviewThread)
+	o.strOmit("rr", v.Review)
 	o.boolOmit("aa", v.AutoApprove)
 	o.strsOmit("al", v.Allow)
 	o.int("ma", int64(v.MaxAttempts))
@@ -123,6 +129,12 @@ func decMission(r *reader) *core.Mission {
 			v.Planner = decMissionAgent(r)
 		case "pt":
 			v.PlanThread = r.str()
+		case "rv":
+			v.Reviewer = decMissionAgent(r)
+		case "rt":
+			v.ReviewThread = r.str()
+		case "rr":
+			v.Review = r.str()
 		case "aa":
 			v.AutoApprove = r.bool()
 		case "al":
@@ -217,6 +229,7 @@ func encTask(e *enc, v *core.Task) {
 	o.str("s", string(v.Status))
 	o.int("at", int64(v.Attempts))
 	o.strOmit("pd", v.Pending)
+	o.strOmit("rr", v.Review)
 	if len(v.Checks) > 0 {
 		o.key("ck")
 		e.arrayLen(len(v.Checks))
@@ -258,6 +271,8 @@ func decTask(r *reader) *core.Task {
 			v.Attempts = int(r.int())
 		case "pd":
 			v.Pending = r.str()
+		case "rr":
+			v.Review = r.str()
 		case "ck":
 			v.Checks = decList(r, decCheck)
 		case "cm":
@@ -280,6 +295,7 @@ func encCheck(e *enc, v *core.Check) {
 	o.int("x", int64(v.Exit))
 	o.bool("ok", v.Passed)
 	o.strOmit("o", v.Output)
+	o.boolOmit("rv", v.Review)
 	o.end()
 }
 
@@ -301,6 +317,8 @@ func decCheck(r *reader) *core.Check {
 			v.Passed = r.bool()
 		case "o":
 			v.Output = r.str()
+		case "rv":
+			v.Review = r.bool()
 		default:
 			r.skip()
 		}

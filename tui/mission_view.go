@@ -180,6 +180,9 @@ func (d *missionsDialog) rowLine(s *core.State, r missionRow, w int) string {
 	if n := len(tk.Checks); n > 0 {
 		c := tk.Checks[n-1]
 		check = fmt.Sprintf("✗ exit %d", c.Exit)
+		if c.Review {
+			check = "✗ review"
+		}
 		if c.Passed {
 			check = "✓ passed"
 		}
@@ -208,7 +211,11 @@ func (d *missionsDialog) missionNotes(m *core.Mission, w int) []string {
 	}
 	if n := len(m.Checks); n > 0 {
 		c := m.Checks[n-1]
-		out = append(out, fmt.Sprintf("  merged result: %s exit %d", passed(c.Passed), c.Exit))
+		if c.Review {
+			out = append(out, fmt.Sprintf("  merged result: %s review by %s: %s", passed(c.Passed), oneLine(c.Command), oneLine(c.Output)))
+		} else {
+			out = append(out, fmt.Sprintf("  merged result: %s exit %d", passed(c.Passed), c.Exit))
+		}
 	}
 	for _, v := range m.Votes {
 		out = append(out, "  vote: "+oneLine(v.Voter)+" → t"+v.Task+" "+oneLine(v.Reason))

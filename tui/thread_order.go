@@ -76,7 +76,8 @@ func (m *Model) sortRows(rows []threadRow) {
 }
 
 // groupMissions keeps a mission's threads together where its first one
-// falls in the order: the planner first, then the tasks by number.
+// falls in the order: the planner first, then the tasks by number, then
+// the reviewer.
 func groupMissions(rows []threadRow) {
 	first := map[string]int{}
 	for i, r := range rows {
@@ -95,6 +96,10 @@ func groupMissions(rows []threadRow) {
 		}
 		n := 0
 		for _, c := range r.th.Task {
+			if c < '0' || c > '9' {
+				n = 1 << 30 // the reviewer, after the tasks
+				break
+			}
 			n = n*10 + int(c-'0')
 		}
 		if r.th.Task == "" {

@@ -255,7 +255,9 @@ func (m *Model) rowPlace(r threadRow) (string, lipgloss.Style) {
 	st := m.st.Muted
 	if r.th.Mission != "" {
 		mark := "◈ " + oneLine(r.th.Mission)
-		if r.th.Task != "" {
+		if r.th.Task == core.ReviewTask {
+			mark += " reviewer"
+		} else if r.th.Task != "" {
 			mark += " task " + oneLine(r.th.Task)
 		} else {
 			mark += " planner"

@@ -66,7 +66,7 @@ commands:
   host status|stop      the background host: what it runs; stop it [--force]
   thread new|list|show|fork|archive|rename
   agent add|list|show|remove   agent identities: alias, profile, instructions
-  mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--yes] [--wait]
+  mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--reviewer A] [--yes] [--wait]
   mission list|show|approve|stop|resume|vote|rollback [--json]   goals across several agents
   schedule add SPEC THREAD|mission TEXT   a message, or a mission (its flags), every D or on a cron spec (UTC)
   schedule list [--json] | schedule remove SCHEDULE

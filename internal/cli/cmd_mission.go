@@ -36,7 +36,7 @@ func (a *app) missionNew(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mission new", flag.ContinueOnError)
 	shape := missionFlags(fs)
 	wait := fs.Bool("wait", false, "wait until the mission ends or needs you, printing its progress")
-	pos, err := parseArgs(fs, args, 1, 1, "nexus mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--yes] [--wait]")
+	pos, err := parseArgs(fs, args, 1, 1, "nexus mission new GOAL [--strategy split|race] [--agents A,B] [--verify CMD] [--reviewer A] [--yes] [--wait]")
 	if err != nil {
 		return err
 	}
@@ -306,6 +306,13 @@ func printMission(a *app, v MissionView) error {
 	if v.PlanThread != "" {
 		fmt.Fprintf(out, "planner thread: %s\n", v.PlanThread)
 	}
+	if v.Reviewer != "" {
+		th := ""
+		if v.ReviewThread != "" {
+			th = ", thread " + v.ReviewThread
+		}
+		fmt.Fprintf(out, "reviewer: %s%s\n", v.Reviewer, th)
+	}
 	for _, tk := range v.Tasks {
 		deps := ""
 		if len(tk.Deps) > 0 {
@@ -316,6 +323,10 @@ func printMission(a *app, v MissionView) error {
 			fmt.Fprintf(out, "    thread %s, worktree %s\n", tk.Thread, tk.Worktree)
 		}
 		for _, c := range tk.Checks {
+			if c.Review {
+				fmt.Fprintf(out, "    review %d: %s %s: %s\n", c.Attempt, c.Command, passWord(c.Passed), gist(flat(c.Output), 100))
+				continue
+			}
 			fmt.Fprintf(out, "    check %d: exit %d %s\n", c.Attempt, c.Exit, passWord(c.Passed))
 		}
 		if tk.Error != "" {
@@ -323,6 +334,10 @@ func printMission(a *app, v MissionView) error {
 		}
 	}
 	for _, c := range v.Checks {
+		if c.Review {
+			fmt.Fprintf(out, "merged result: review by %s %s: %s\n", c.Command, passWord(c.Passed), gist(flat(c.Output), 100))
+			continue
+		}
 		fmt.Fprintf(out, "merged result: `%s` exit %d %s\n", flat(c.Command), c.Exit, passWord(c.Passed))
 	}
 	for _, vo := range v.Votes {
@@ -372,6 +387,10 @@ type MissionView struct {
 	UpdatedAt  int64        `json:"updatedAt"`
 	Planner    string       `json:"planner,omitempty"`
 	Attempts   int          `json:"maxAttempts"`
+	// Reviewer (its name as given) and its thread, when the mission
+	// has one.
+	Reviewer     string `json:"reviewer,omitempty"`
+	ReviewThread string `json:"reviewThread,omitempty"`
 }
 
 func viewMission(m *core.Mission) MissionView {
@@ -387,6 +406,9 @@ func viewMission(m *core.Mission) MissionView {
 	}
 	if m.Planner != nil {
 		v.Planner = m.Planner.Name
+	}
+	if m.Reviewer != nil {
+		v.Reviewer, v.ReviewThread = m.Reviewer.Name, m.ReviewThread
 	}
 	return v
 }

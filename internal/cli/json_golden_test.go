@@ -73,13 +73,13 @@ func TestJSONShapes(t *testing.T) {
 	add("agent_list", nexus(ExitOK, "agent", "list", "--json"))
 	add("agent_show", nexus(ExitOK, "agent", "show", "reviewer", "--json"))
 	// Missions: a split (its task thread shows the compiled context) and
-	// a race (votes, a winner).
+	// a race (votes, a winner) with a reviewer (its checks and votes).
 	split := strings.Fields(nexus(ExitOK, "mission", "new", "write hello to a.txt and write world to b.txt", "--workspace", repo,
 		"--verify", "test -f a.txt -a -f b.txt", "--yes", "--wait"))[0]
 	add("mission_show", nexus(ExitOK, "mission", "show", split, "--json"))
 	add("thread_show", nexus(ExitOK, "thread", "show", split+"-t1", "--json"))
 	race := strings.Fields(nexus(ExitOK, "mission", "new", "write hi to c.txt", "--workspace", repo, "--strategy", "race",
-		"--agents", "builtin,reviewer", "--verify", "test -f c.txt", "--yes", "--wait"))[0]
+		"--agents", "builtin,reviewer", "--verify", "test -f c.txt", "--reviewer", "reviewer", "--yes", "--wait"))[0]
 	add("mission_show", nexus(ExitOK, "mission", "show", race, "--json"))
 	add("mission_list", nexus(ExitOK, "mission", "list", "--json"))
 	// Schedules: a message to a thread, and missions.

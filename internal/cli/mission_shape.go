@@ -25,14 +25,14 @@ var conventionFiles = []string{"AGENTS.md", "CLAUDE.md", "CONVENTIONS.md"}
 // new` and `schedule add SPEC mission GOAL`: its strategy, agents,
 // planner, verification, workspace, policy, attempts and budget.
 type missionShape struct {
-	strategy, agents, planner, verify, workspace *string
-	yes                                          *bool
-	attempts                                     *int
-	budget                                       *float64
+	strategy, agents, planner, verify, workspace, reviewer *string
+	yes                                                    *bool
+	attempts                                               *int
+	budget                                                 *float64
 }
 
 // missionFlagNames are the flags missionFlags adds.
-var missionFlagNames = []string{"strategy", "agents", "planner", "verify", "workspace", "yes", "attempts", "budget-usd"}
+var missionFlagNames = []string{"strategy", "agents", "planner", "verify", "reviewer", "workspace", "yes", "attempts", "budget-usd"}
 
 // missionFlags adds the flags of a mission's shape to fs.
 func missionFlags(fs *flag.FlagSet) *missionShape {
@@ -41,6 +41,7 @@ func missionFlags(fs *flag.FlagSet) *missionShape {
 		agents:    fs.String("agents", "builtin", "comma-separated agents (aliases from nexus agent list) or profiles that work the tasks"),
 		planner:   fs.String("planner", "builtin", "the agent or profile that plans a split"),
 		verify:    fs.String("verify", "", "shell command that must exit 0 in a task's worktree and on the merged result (e.g. 'go test ./...')"),
+		reviewer:  fs.String("reviewer", "", "an agent or profile that reviews each result after --verify passes (or instead of it) and answers PASS or FAIL"),
 		workspace: fs.String("workspace", "", "the repository to work on (default: the current directory)"),
 		yes:       fs.Bool("yes", false, "run the plan without asking, and let task agents write files and run commands without asking"),
 		attempts:  fs.Int("attempts", core.DefaultMissionAttempts, "runs a task may take (its first and one per failed verification) before the mission asks you"),
@@ -104,6 +105,13 @@ func (a *app) missionAgents(ctx context.Context, s *session, m *core.Mission, f 
 			return usageErr("--planner: %v", err)
 		}
 		m.Planner = &p
+	}
+	if *f.reviewer != "" {
+		r, err := a.missionAgent(st, strings.TrimSpace(*f.reviewer))
+		if err != nil {
+			return usageErr("--reviewer: %v", err)
+		}
+		m.Reviewer = &r
 	}
 	return nil
 }

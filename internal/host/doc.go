@@ -34,7 +34,9 @@
 // [worktree] dir), runs the verification command with /bin/sh in its own
 // process group (the host's environment with pagers off; output kept up
 // to 1 MiB, then the kernel keeps its head and tail; killed after
-// VerifyTimeout), and commits and merges with the checkpoint manager's
+// VerifyTimeout), and commits, merges and reads the diff a reviewer is
+// shown (from the mission's base, bounded by core.MaxReviewDiff, cut at
+// a line with a note that says so) with the checkpoint manager's
 // neutral git (no hook, filter, merge driver or signing program runs).
 // Steps of one mission run one at a time in the order issued; steps of
 // different missions at once. A step's outcome is reported only while

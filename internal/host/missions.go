@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -109,6 +110,8 @@ func (x *missioner) run(e core.Effect) core.Observation {
 		o.Commit, o.Changed = c.Commit, c.Files
 	case core.OpUndo:
 		o.Commit, err = x.m.UndoMerge(ctx, e.Workspace, e.Commit, e.Text, e.From)
+	case core.OpDiff:
+		o.Text, err = x.diff(ctx, e)
 	case core.OpMerge, core.OpApply:
 		var mg checkpoint.Merged
 		mg, err = x.m.MergeWorktree(ctx, e.Workspace, e.From)
@@ -122,6 +125,67 @@ func (x *missioner) run(e core.Effect) core.Observation {
 	}
 	failpoint.Hit("mission.done")
 	return o
+}
+
+// diff reads the change a reviewer is shown: from e.From (the mission's
+// base) to e.Commit (a task's commit, or the HEAD of the mission's
+// worktree) in e.Workspace, as reviewText words it.
+func (x *missioner) diff(ctx context.Context, e core.Effect) (string, error) {
+	to := e.Commit
+	if to == "" {
+		var err error
+		if to, err = x.m.Resolve(ctx, e.Workspace, "HEAD"); err != nil {
+			return "", err
+		}
+	}
+	d, err := x.m.Diff(ctx, e.Workspace, e.From, to)
+	if err != nil {
+		return "", err
+	}
+	return reviewText(d, core.MaxReviewDiff), nil
+}
+
+// reviewText is a diff as a reviewer reads it: a summary line, each
+// file with its status and line counts, then the patch, cut at a line
+// boundary so that the whole fits in limit bytes, with a last line that
+// says so when it was cut.
+func reviewText(d checkpoint.Diff, limit int) string {
+	if len(d.Files) == 0 {
+		return "(no change)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d files changed, +%d -%d lines:\n", len(d.Files), d.Added, d.Deleted)
+	for i, f := range d.Files {
+		if i == 50 || b.Len() > limit/4 {
+			fmt.Fprintf(&b, "  ... and %d more files\n", len(d.Files)-i)
+			break
+		}
+		if f.Binary {
+			fmt.Fprintf(&b, "  %s %s (binary)\n", f.Status, f.Path)
+		} else {
+			fmt.Fprintf(&b, "  %s %s (+%d -%d)\n", f.Status, f.Path, f.Added, f.Deleted)
+		}
+	}
+	b.WriteString("\n")
+	const note = "\n[the diff was cut at %d KiB of %d bytes%s; the rest is not shown]\n"
+	room := limit - b.Len() - len(note) - 40
+	patch, cut := d.Patch, d.Truncated
+	if len(patch) > room {
+		patch, cut = patch[:max(0, room)], true
+		if i := strings.LastIndexByte(patch, '\n'); i >= 0 {
+			patch = patch[:i+1]
+		}
+		patch = strings.ToValidUTF8(patch, "")
+	}
+	b.WriteString(patch)
+	if cut {
+		more := ""
+		if d.Truncated {
+			more = " or more"
+		}
+		fmt.Fprintf(&b, note, limit>>10, len(d.Patch), more)
+	}
+	return b.String()
 }
 
 // verify runs a verification command with sh in dir and returns its

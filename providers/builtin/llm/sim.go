@@ -225,6 +225,14 @@ func (s Sim) Complete(ctx context.Context, req Request, onDelta func(string)) (R
 		resp.Usage = estimate(req, resp)
 		return resp, ctx.Err()
 	}
+	if verdict, ok := reviewVerdict(instr); ok {
+		resp.Text = verdict
+		if onDelta != nil {
+			onDelta(resp.Text)
+		}
+		resp.Usage = estimate(req, resp)
+		return resp, ctx.Err()
+	}
 	instr = TaskOf(instr)
 	steps, summarize, unknown := plan(instr)
 	for _, st := range steps {
@@ -404,6 +412,30 @@ func thenGroups(goal string) []string {
 		out = append(out, head)
 		goal, low = goal[i+len(" then "):], low[i+len(" then "):]
 	}
+}
+
+// reWrong finds the word the #wrong directive writes into files.
+var reWrong = regexp.MustCompile(`\bwrong\b`)
+
+// reviewVerdict recognises a mission reviewer's message (its task starts
+// with core.ReviewPrompt) and gives the sim model's verdict on the
+// change it shows (its "## Change" section): PASS, unless the change
+// has the word "wrong" in it.
+func reviewVerdict(instr string) (string, bool) {
+	if !strings.HasPrefix(TaskOf(instr), core.ReviewPrompt) {
+		return "", false
+	}
+	change := instr
+	if i := strings.Index(change, "## Change"); i >= 0 {
+		change = change[i:]
+	}
+	if j := strings.LastIndex(change, "## Task"); j >= 0 {
+		change = change[:j]
+	}
+	if reWrong.MatchString(change) {
+		return `FAIL: the change writes "wrong" instead of what the task asks`, true
+	}
+	return "PASS: the change does what the task asks", true
 }
 
 // TaskOf is the instruction of a compiled turn (core.CompileText): its
