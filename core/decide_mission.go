@@ -305,7 +305,9 @@ func (t *tx) missionEffect(m *Mission, key string) Effect {
 			e.Workspace = tk.Worktree
 		}
 	case OpCommit:
-		e.Workspace = tk.Worktree
+		// Commit is the base: the files changed are counted from it, so
+		// a commit found made (a run again after a crash) counts the same.
+		e.Workspace, e.Commit = tk.Worktree, m.Base
 		e.Text = "nexus mission " + m.ID + " task " + task + ": " + clip(firstLineOf(tk.Text), 200)
 	case OpMerge:
 		e.Task, e.Workspace = arg, m.Worktree

@@ -107,6 +107,14 @@ func (x *missioner) run(e core.Effect) core.Observation {
 		if errors.Is(err, checkpoint.ErrNothingToCommit) {
 			c.Commit, err = x.m.Resolve(ctx, e.Workspace, "HEAD")
 		}
+		if err == nil && e.Commit != "" {
+			// The task's whole change, from the mission's base: the same
+			// whether this commit was made now or before a crash.
+			var d checkpoint.Diff
+			if d, err = x.m.Stats(ctx, e.Workspace, e.Commit, c.Commit); err == nil {
+				c.Files = len(d.Files)
+			}
+		}
 		o.Commit, o.Changed = c.Commit, c.Files
 	case core.OpUndo:
 		o.Commit, err = x.m.UndoMerge(ctx, e.Workspace, e.Commit, e.Text, e.From)
