@@ -44,8 +44,9 @@
 //	vault      key: 32-byte BLAKE3-256 of the value
 //	           value: a sealed run history (below)
 //
-// New files use 16 KiB bbolt pages (PageSize; an event never spans pages,
-// so larger pages waste less at their ends) and grow 4 MiB at a time. The
+// New files use 4 KiB bbolt pages (PageSize: a commit rewrites its dirty
+// pages whole, so smaller pages make each flush cheaper on disk; files
+// made with 16 KiB pages keep them) and grow 4 MiB at a time. The
 // events bucket uses FillPercent 1.0: keys only grow, so full pages are
 // never split again. Nothing updates or deletes an event; Repair writes
 // a new file and keeps the original (see Damaged journals).
