@@ -223,6 +223,27 @@ func (m *Model) renderComposer(r rect) []string {
 // and, at its right end, the draft's size once it has more than one line
 // (a narrow edge keeps the mode and drops the size).
 func (m *Model) composerEdge(title string, w int, th *core.Thread) string {
+	k := composerEdgeKey{title: title, w: w, focused: m.focus == focusComposer, count: m.composer.countLabel()}
+	if m.edge.s == "" || m.edge.key != k {
+		m.edge.key, m.edge.s = k, m.drawComposerEdge(title, w, th)
+	}
+	return m.edge.s
+}
+
+// composerEdgeKey is what the composer's edge depends on besides the
+// theme (the title carries the send mode); invalidateAll forgets it.
+type composerEdgeKey struct {
+	title, count string
+	w            int
+	focused      bool
+}
+
+type composerEdge struct {
+	key composerEdgeKey
+	s   string
+}
+
+func (m *Model) drawComposerEdge(title string, w int, th *core.Thread) string {
 	bs, ts := m.st.Border, m.st.Title
 	if m.focus == focusComposer {
 		bs, ts = m.st.BorderFocused, m.st.TitleFocused

@@ -64,6 +64,7 @@ func (m *Model) invalidateAll() {
 	m.conv.cache.clear()
 	m.grid.cache.clear()
 	m.wraps.drop()
+	m.boxes, m.edge = nil, composerEdge{}
 	m.threadsGen++
 }
 

@@ -240,29 +240,13 @@ func (m *Model) box(title, footer string, focused bool, w, h int, body []string)
 	if w < 2 || h < 2 {
 		return nil
 	}
-	bs, ts := m.st.Border, m.st.Title
-	if focused {
-		bs, ts = m.st.BorderFocused, m.st.TitleFocused
-	}
-	return frame(bs, ts, title, footer, w, h, body)
+	return m.boxParts(boxKey{title: title, footer: footer, focused: focused, w: w}).lines(w, h, body)
 }
 
 // frame draws a bordered box with the given border and title styles.
 func frame(bs, ts lipgloss.Style, title, footer string, w, h int, body []string) []string {
-	inner := w - 2
-	out := make([]string, 0, h)
-	out = append(out, edge(bs, ts, "╭", "╮", title, inner))
-	left, right := bs.Render("│")+" ", ansi.ResetStyle+" "+bs.Render("│")
-	blank := left + strings.Repeat(" ", max(0, inner-2)) + right
-	for i := 0; i < h-2; i++ {
-		if i >= len(body) || body[i] == "" {
-			out = append(out, blank)
-			continue
-		}
-		out = append(out, left+fit(body[i], inner-2)+right)
-	}
-	out = append(out, edge(bs, ts, "╰", "╯", footer, inner))
-	return out
+	p := newBoxParts(bs, ts, title, footer, w)
+	return p.lines(w, h, body)
 }
 
 // edge is a horizontal border with an embedded label.

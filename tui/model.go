@@ -59,7 +59,9 @@ type Model struct {
 	// arrived yet; it is selected when they do.
 	pendingSelect string
 	threads       threadsPane
-	threadsGen    int // see threadsKey
+	threadsGen    int          // see threadsKey
+	boxes         boxMemo      // see boxParts
+	edge          composerEdge // see composerEdge
 	threadsCache  struct {
 		key   threadsKey
 		lines []string
