@@ -8,6 +8,9 @@ import (
 
 const module = "github.com/nexus-tui/nexus"
 
+// natsModules prefixes the import paths of the NATS client and server.
+const natsModules = "github.com/nats-io/"
+
 // goList runs go list at the module root (this package is two levels
 // down).
 func goList(args ...string) ([]byte, error) {
@@ -22,8 +25,11 @@ func goList(args ...string) ([]byte, error) {
 // the TUI never reaches store, providers or workers; internal/host wires
 // the kernel to its effects and never reaches the TUI or the command
 // line; only internal/cli composes everything, and only package main
-// imports it. Every package of the module must match a rule, so a new
-// package cannot escape them.
+// imports it. NATS (team mode) is reached only through store/natsjournal:
+// no other package but internal/host, internal/cli and main, which wire
+// it, may depend on a nats-io module, so core, tui and the rest never do.
+// Every package of the module must match a rule, so a new package cannot
+// escape them.
 func TestImportRules(t *testing.T) {
 	out, err := goList("-deps", "-f", "{{.ImportPath}} {{.Standard}}", "./...")
 	if err != nil {
@@ -74,10 +80,19 @@ func TestImportRules(t *testing.T) {
 		// Package main: checked below, by its direct imports.
 		{pkg: ""},
 	}
+	// The packages that may depend on NATS (Deps is transitive, so the
+	// ones that wire store/natsjournal are here too).
+	natsOK := map[string]bool{"store/natsjournal": true, "internal/host": true, "internal/cli": true, "": true}
 	checked := 0
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(l)
 		pkg := strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/")
+		for _, dep := range f[1:] {
+			if strings.HasPrefix(dep, natsModules) && !natsOK[pkg] {
+				t.Errorf("%s imports %s: only store/natsjournal (and internal/host and internal/cli, which wire it) may reach NATS", pkg, dep)
+				break
+			}
+		}
 		matched := false
 		for _, r := range rules {
 			if pkg != r.pkg && (r.pkg == "" || !strings.HasPrefix(pkg, r.pkg+"/")) {

@@ -1,0 +1,208 @@
+// Package natsjournal is the journal of nexus's team mode: core.Journal
+// on a NATS JetStream stream, so the hosts of several people can share one
+// project's journal.
+// The bbolt journal in package store stays the default of a solo nexus;
+// this one is the second implementation of the same port, and passes the
+// same conformance suite (core/journaltest).
+//
+// Only internal/host and internal/cli may import it (they wire it, and
+// later run `nexus hub` with StartServer); core and tui never reach NATS.
+// internal/layout/deps_test.go enforces that.
+//
+// # Why a NATS dependency
+//
+// A shared journal needs a server that orders appends from many writers,
+// refuses a writer that did not see the last append, drops a retried
+// command, keeps every acknowledged write on disk (or on a quorum of
+// disks), and stores snapshots beside the log. JetStream does each of
+// these with one primitive (a stream with a compare-and-swap on its
+// sequence, message ids, atomic batches, an object store), and
+// nats-server is a Go library that nexus can embed, so a team needs no
+// service of its own to try it. github.com/nats-io/nats.go is the client;
+// github.com/nats-io/nats-server/v2 the embedded server (it brings
+// jwt, nkeys, highwayhash, klauspost/compress and x/crypto along). Both
+// are kept to this package and the two that wire it.
+//
+// # Stream
+//
+// One stream per project, named from a project key the caller passes:
+//
+//	stream   NEXUS_<p>        the commits
+//	bucket   NEXUS_<p>_SNAP   the snapshots (a JetStream object store)
+//	subjects nexus.<p>.j.<t>  one per thread; t is "_" for a commit of
+//	                          no thread or of several
+//
+// <p> and <t> are the key and the thread id with anything but letters,
+// digits, '-' and '_' turned into '_'; a key that changed (or is longer
+// than 64 bytes, or is "_") also gets '-' and 8 hex digits of its BLAKE3,
+// so two keys never share a stream. Open creates the stream, or updates
+// it to: file storage, no limits (MaxMsgs, MaxBytes, MaxAge none) with
+// DiscardNew, so a journal is never trimmed and a full account refuses
+// appends instead of dropping history; DenyDelete and DenyPurge; a
+// duplicate window (Options.Duplicates, 10 minutes) for receipts;
+// AllowAtomicPublish; Options.Replicas. Direct get is left off: on a
+// cluster a replica may answer it before it has the last commit, and a
+// journal must read what it acknowledged.
+//
+// # Messages
+//
+// One message per kernel commit (core.Commit) with events; a commit
+// without events writes nothing. The body is the commit's events as a
+// msgpack array of core.Event, each encoded exactly as the bbolt store
+// encodes an event (msgpack under the struct tags, compact integers), so
+// an event is the same bytes in both journals. Headers:
+//
+//	Nexus-Journal                 "1", the message format version
+//	Nexus-Seq                     seq of the commit's first event
+//	Nexus-Chain                   hex BLAKE3-256(chain of the message before || body),
+//	                              32 zero bytes before the first message
+//	Nats-Msg-Id                   the commit's command id, when it has one (the receipt)
+//	Nats-Expected-Last-Sequence   the stream sequence the writer last saw
+//	Nats-Batch-Id, -Sequence, -Commit   on the messages of an atomic batch
+//
+// The chain is per message, over the stored body, like the store's per
+// event chain, so a reader verifies without re-encoding. A command id
+// that a header cannot carry (control bytes, over 128 bytes) is replaced
+// by "b3-" and 32 hex digits of its BLAKE3. Within one Append only the
+// first commit of a command carries its id (the server refuses a batch
+// naming an id twice; receipts in the projection dedupe commands anyway).
+//
+// # Appending
+//
+// Append checks that the events carry the next seqs (core.ErrSeqMismatch,
+// nothing sent, when not), chains the bodies from the tail it knows and
+// publishes under its lock, so appends of one Journal are serialised. It
+// returns nil only after the server acknowledged every commit. The
+// server fsyncs before it acknowledges only when it runs with
+// sync_interval "always" (StartServer's does; on a cluster an
+// acknowledgement means a quorum stored it). The journal cannot set that
+// on an external server: run it with sync_interval: always, or an
+// acknowledged commit can be lost with the machine's power.
+//
+//   - One commit is one publish with Nats-Expected-Last-Sequence: the
+//     server stores it only if the stream's last sequence is the one this
+//     writer saw. A second writer (another host, or a journal opened
+//     earlier) that appended first makes the Append fail with ErrFenced,
+//     which also matches core.ErrSeqMismatch; nothing is written and the
+//     journal reloads its tail, so after the caller reloads its state
+//     (core.Runner does on any failed Append) it appends at the new Last.
+//   - Several commits are one atomic batch (nats-server 2.12+): the
+//     messages are staged by the server under one batch id, only the
+//     first carries the expected sequence, and the last commits the
+//     batch; the server checks the whole batch under one lock and stores
+//     all of it or none. An Append of more than Options.MaxBatch commits
+//     (1000, the server's limit; the Runner appends at most a few
+//     hundred) is cut into batches, each atomic.
+//   - A commit whose command id is in the stream within the duplicate
+//     window is dropped by the server: Append fails with ErrDuplicate and
+//     the batch it was in is not written.
+//   - When no acknowledgement comes (a timeout, a lost connection) the
+//     outcome is unknown: the journal reads the stream's tail, and if the
+//     chain hash there is the one of its last commit, the commits were
+//     stored (the chain names exactly them) and Append returns nil;
+//     otherwise it fails saying the commits may or may not be stored, and
+//     the next Append reloads the tail first. A late arrival is then
+//     fenced like a second writer's.
+//
+// # Atomic appends and crashes
+//
+// With atomic batches a crash leaves each batch whole or absent: the
+// server stages a batch on disk and writes it only on its commit
+// message; a server killed part-way through writing a committed batch
+// completes it when it starts again. As with the bbolt store, the journal
+// may then hold a batch whose caller was never acknowledged, never the
+// reverse, which is why the Runner starts effects only after Append
+// returns.
+//
+// A server older than 2.12 does not take atomic batches (the stream
+// comes back without AllowAtomicPublish), and Options.Sequential turns
+// them off: the commits of one Append are then published one by one,
+// each with its own compare-and-swap. A failure or crash between them
+// leaves a durable prefix of whole commits that Append reported as
+// failed. That is safe for the Runner: each commit is one input's events,
+// so no input is half recorded; after the failed Append the Runner reloads
+// its state from the journal (snapshot and Read), so it continues from
+// exactly the durable prefix; the commits after it are gone and their
+// effects never started; a command in the prefix whose caller retries is
+// answered from its receipt. What the caller is told is the part that is
+// imprecise: the Runner answers every caller of the batch with an error,
+// including those whose commits are in the prefix.
+//
+// # Reading
+//
+// Read takes the stream's last sequence when it starts and reads up to
+// it. To start at seq from it finds the message holding it: the last
+// message when from is in it, else a binary search on the Nexus-Seq
+// header over messages 1..min(last, from) (message n starts at seq n or
+// later), O(log n) message gets. It then streams the messages through an
+// ephemeral pull consumer (acks off, memory storage, deleted when Read
+// returns) and checks each: it comes in order, its headers parse, its
+// chain hash is BLAKE3(the previous message's chain || its body) from the
+// chain of the message before the first one read, its body decodes to
+// events carrying the seqs that were due. The first that fails stops the
+// Read with a *CorruptError naming its stream sequence, after every event
+// before it was passed to fn. Open checks the last message the same way
+// against the one before it.
+//
+// Bodies are decoded by msgpack's reflection decoder after a structural
+// check (every array, map and string no longer than the bytes left,
+// nesting at most 32 deep), because that decoder sizes a slice by its
+// declared length before reading it: without the check a few forged
+// bytes could make it allocate gigabytes. FuzzDecodeMessage covers it.
+//
+// Last is the last seq this journal knows: read at Open, moved by each
+// acknowledged Append, and reloaded when an Append is fenced or its
+// outcome is unknown. Another writer's commits show in Read at once and
+// in Last after that.
+//
+// # Snapshots
+//
+// Snapshots are objects named snapshot-<seq, 20 digits> in the project's
+// bucket (the object store checks a SHA-256 digest on every read). An
+// object is:
+//
+//	[0:8]   "nexusnsn"
+//	[8:12]  uint32 snapshot version, 1
+//	[12:20] uint64 seq covered
+//	[20:52] chain hash of the message holding that seq (zero for seq 0)
+//	[52:]   msgpack of core.State under its struct tags, map keys sorted
+//
+// The body is self-contained: the bbolt store keeps finished runs in a
+// vault and snapshots only a reference to them (core.Seal), but this
+// journal has no vault, so SaveSnapshot thaws every sealed run into the
+// body (a seal that cannot be read fails the snapshot rather than losing
+// the history). The body is read with store.DecodeState, which checks it
+// and rebuilds the derived indexes; a loaded state has no seals.
+// SaveSnapshot refuses a seq past Last, writes the object, then deletes
+// all but the newest SnapshotsKept (2). LoadSnapshot returns the newest
+// whose digest matches, whose seq is at most Last, whose chain hash is
+// the one of the message holding its seq (so it belongs to this history)
+// and that decodes; else the older; else nil. It returns an error only
+// when the server cannot be read.
+//
+// # What it lacks beside the store
+//
+// It implements core.Journal and Close, nothing more. The bbolt store
+// also offers, and internal/host uses: Enqueue and Pending (a group
+// commit: here each Append is its own round trip, and concurrent Appends
+// wait on one lock), Stats, Verify and its Report, Export and Import,
+// Repair, Dir, lazily loaded sealed runs (the vault), and a single-writer
+// lock with *LockedError (here writers are fenced by the compare-and-swap
+// instead of kept out). The per-thread subjects carry no guarantee yet:
+// the port has one seq for the whole project, so the compare-and-swap is
+// on the stream's sequence, not per subject.
+//
+// # Concurrency
+//
+// All methods are safe for concurrent use. Appends are serialised by the
+// journal's lock; Read, SaveSnapshot and LoadSnapshot run beside them.
+// Close waits for calls in progress and makes later ones fail with
+// ErrClosed; it does not close the connection, which the caller owns.
+//
+// # Embedded server
+//
+// StartServer runs nats-server in the process with JetStream, its file
+// storage in a dir, every write fsynced (SyncAlways), listening on
+// 127.0.0.1 and a random port unless told otherwise, logging nothing
+// unless asked. The tests run on it, and a `nexus hub` command can.
+package natsjournal
