@@ -87,6 +87,7 @@ commands:
   notify test           a notification of each configured kind (bell, desktop, title, command)
   usage [--json] [--since 7d|DAY|TIME]   tokens and cost per thread, provider, day
   budget THREAD [--usd X] [--max-tokens N] | budget --daily [--usd X]
+  hub [--listen HOST:PORT] [--cluster NAME ...]   team mode's server (NATS JetStream) until SIGTERM
   version`
 
 func (a *app) main(ctx context.Context, args []string) int {
@@ -207,6 +208,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdUsage(ctx, args)
 	case "budget":
 		return a.cmdBudget(ctx, args)
+	case "hub":
+		return a.cmdHub(ctx, args)
 	case "worker":
 		return a.cmdWorker(ctx, args)
 	case "version":

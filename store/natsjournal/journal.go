@@ -41,6 +41,10 @@ type Options struct {
 	// Dangerous: a failure part-way leaves a durable prefix of the commits
 	// (see doc.go, "Atomic appends"). For tests of that path.
 	Sequential bool
+	// ReadOnly opens an existing journal without creating or changing its
+	// stream or bucket, as a viewer's credentials require; its Append and
+	// SaveSnapshot fail (the server refuses them).
+	ReadOnly bool
 	// MaxBatch is the most commits one atomic batch carries; an Append of
 	// more is split into several batches, each atomic. Zero means
 	// DefaultMaxBatch; it must not exceed the server's limit.
@@ -118,18 +122,15 @@ func Open(ctx context.Context, nc *nats.Conn, project string, opts Options) (*Jo
 	j := &Journal{nc: nc, js: js, names: nm, opts: opts}
 	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	j.stream, err = js.CreateOrUpdateStream(cctx, j.streamConfig(project))
+	if opts.ReadOnly {
+		err = j.lookUp(cctx, project)
+	} else {
+		err = j.create(cctx, project)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("natsjournal: create or update stream %s: %w; is JetStream enabled on the server?", nm.stream, err)
+		return nil, err
 	}
 	j.atomic = j.stream.CachedInfo().Config.AllowAtomicPublish && !opts.Sequential
-	j.objs, err = js.CreateOrUpdateObjectStore(cctx, jetstream.ObjectStoreConfig{
-		Bucket: nm.bucket, Description: "nexus snapshots of project " + project,
-		Storage: jetstream.FileStorage, Replicas: opts.Replicas,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("natsjournal: create or update snapshot bucket %s: %w", nm.bucket, err)
-	}
 	j.tail.Store(&tail{})
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -137,6 +138,35 @@ func Open(ctx context.Context, nc *nats.Conn, project string, opts Options) (*Jo
 		return nil, err
 	}
 	return j, nil
+}
+
+// create creates or updates the stream and the bucket.
+func (j *Journal) create(ctx context.Context, project string) error {
+	var err error
+	j.stream, err = j.js.CreateOrUpdateStream(ctx, j.streamConfig(project))
+	if err != nil {
+		return fmt.Errorf("natsjournal: create or update stream %s: %w; is JetStream enabled on the server, and are these a host's credentials?", j.names.stream, err)
+	}
+	j.objs, err = j.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		Bucket: j.names.bucket, Description: "nexus snapshots of project " + project,
+		Storage: jetstream.FileStorage, Replicas: j.opts.Replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("natsjournal: create or update snapshot bucket %s: %w", j.names.bucket, err)
+	}
+	return nil
+}
+
+// lookUp finds the stream and the bucket a host made.
+func (j *Journal) lookUp(ctx context.Context, project string) error {
+	var err error
+	if j.stream, err = j.js.Stream(ctx, j.names.stream); err != nil {
+		return fmt.Errorf("natsjournal: project %s has no journal on this hub (stream %s: %v); a host of the project makes it", project, j.names.stream, err)
+	}
+	if j.objs, err = j.js.ObjectStore(ctx, j.names.bucket); err != nil {
+		return fmt.Errorf("natsjournal: snapshot bucket %s: %w", j.names.bucket, err)
+	}
+	return nil
 }
 
 // streamConfig is the stream of doc.go, "Stream".

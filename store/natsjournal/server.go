@@ -31,6 +31,34 @@ type ServerOptions struct {
 	// StartTimeout bounds how long StartServer waits for the server to
 	// take connections; 0 means 10 s.
 	StartTimeout time.Duration
+	// Users may connect, each with its password; none means anyone who
+	// reaches the port may (only for a server on loopback).
+	Users []ServerUser
+	// TLSCert and TLSKey are PEM files: with them clients must connect
+	// over TLS.
+	TLSCert, TLSKey string
+	// Cluster joins the server to a cluster of hubs; nil runs it alone.
+	Cluster *ClusterOptions
+}
+
+// ServerUser is a user of the server. A read-only user (a viewer) reads
+// every stream and bucket and can write nothing: see viewerPermissions.
+type ServerUser struct {
+	Credentials
+	ReadOnly bool
+}
+
+// ClusterOptions join a server to a cluster: three servers, each with
+// the others' cluster addresses as routes, keep each stream on all three
+// (Options.Replicas 3), and go on while two of them are up.
+type ClusterOptions struct {
+	// Name is the cluster's name, the same on every server.
+	Name string
+	// Host and Port are where this server takes routes from the others.
+	Host string
+	Port int
+	// Routes are the others' cluster URLs, nats-route://host:port.
+	Routes []string
 }
 
 // StartServer runs an embedded nats-server with JetStream, its file
@@ -71,6 +99,9 @@ func StartServer(dir string, opts ServerOptions) (*server.Server, string, error)
 	}
 	if o.MaxPayload == 0 {
 		o.MaxPayload = DefaultMaxPayload
+	}
+	if err := configure(o, opts); err != nil {
+		return nil, "", err
 	}
 	timeout := opts.StartTimeout
 	if timeout <= 0 {

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/nexus-tui/nexus/store/natsjournal"
+)
+
+// cmdHub is `nexus hub`: team mode's server, an embedded NATS JetStream
+// server in the foreground until SIGTERM or ctrl+c. Its dir keeps the
+// streams (jetstream/) and the two credentials files it makes on its
+// first start: host.creds for the hosts of the team, viewer.creds for
+// people who may read every thread and send nothing. It listens on
+// loopback unless told otherwise, and refuses any other address without
+// TLS (the credentials would cross the network in clear).
+func (a *app) cmdHub(ctx context.Context, args []string) error {
+	const usage = "nexus hub [--dir DIR] [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--cluster NAME --cluster-listen HOST:PORT --routes URL,URL --name NAME] [--log]"
+	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
+	dir := fs.String("dir", "", "the hub's storage and credentials (default: STATE_DIR/hub)")
+	listen := fs.String("listen", "127.0.0.1:4222", "address for hosts and viewers (port 0: any free one)")
+	cert := fs.String("tls-cert", "", "PEM certificate: clients must connect over TLS (required off loopback)")
+	key := fs.String("tls-key", "", "PEM key of --tls-cert")
+	cluster := fs.String("cluster", "", "cluster name: run as one of three hubs that keep every stream")
+	clusterListen := fs.String("cluster-listen", "127.0.0.1:6222", "address for the other hubs of the cluster")
+	routes := fs.String("routes", "", "the other hubs' cluster addresses, nats-route://HOST:PORT,...")
+	name := fs.String("name", "", "this hub's name (unique in a cluster; default: nexus-hub)")
+	logs := fs.Bool("log", false, "the server's log on stderr")
+	if _, err := parseArgs(fs, args, 0, 0, usage); err != nil {
+		return err
+	}
+	host, port, err := splitListen("--listen", *listen)
+	if err != nil {
+		return err
+	}
+	if (*cert == "") != (*key == "") {
+		return usageErr("--tls-cert and --tls-key go together; pass both or neither")
+	}
+	if *cert == "" && !loopback(host) {
+		return usageErr("--listen %s is not a loopback address and the hub has no TLS: the credentials would cross the network in clear; pass --tls-cert and --tls-key", *listen)
+	}
+	if *dir == "" {
+		sd, err := a.resolveStateDir()
+		if err != nil {
+			return err
+		}
+		*dir = filepath.Join(sd, "hub")
+	}
+	opts := natsjournal.ServerOptions{Host: host, Port: port, Name: *name, Log: *logs, TLSCert: *cert, TLSKey: *key}
+	if *cluster != "" {
+		if *name == "" {
+			return usageErr("--cluster needs --name: each hub of a cluster has a name of its own")
+		}
+		ch, cp, err := splitListen("--cluster-listen", *clusterListen)
+		if err != nil {
+			return err
+		}
+		opts.Cluster = &natsjournal.ClusterOptions{Name: *cluster, Host: ch, Port: cp}
+		for _, r := range strings.Split(*routes, ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				opts.Cluster.Routes = append(opts.Cluster.Routes, r)
+			}
+		}
+	}
+	creds := map[string]string{}
+	for _, u := range []string{natsjournal.HostUser, natsjournal.ViewerUser} {
+		c, path, err := natsjournal.EnsureCredentials(*dir, u)
+		if err != nil {
+			return failErr("%v", err)
+		}
+		creds[u] = path
+		opts.Users = append(opts.Users, natsjournal.ServerUser{Credentials: c, ReadOnly: u == natsjournal.ViewerUser})
+	}
+	srv, url, err := natsjournal.StartServer(filepath.Join(*dir, "jetstream"), opts)
+	if err != nil {
+		return failErr("%v", err)
+	}
+	defer func() {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+	}()
+	fmt.Fprintf(a.stdout, "nexus hub: serving %s (streams in %s, every write fsynced)\n", url, filepath.Join(*dir, "jetstream"))
+	fmt.Fprintf(a.stdout, "hosts:   [team] url = %q, credentials = %q\n", url, creds[natsjournal.HostUser])
+	fmt.Fprintf(a.stdout, "viewers: [team] url = %q, credentials = %q (read only)\n", url, creds[natsjournal.ViewerUser])
+	<-ctx.Done()
+	return nil
+}
+
+// splitListen parses HOST:PORT.
+func splitListen(flagName, s string) (string, int, error) {
+	h, p, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", 0, usageErr("%s %q is not HOST:PORT (like 127.0.0.1:4222)", flagName, s)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, usageErr("%s %q has no port number 0-65535", flagName, s)
+	}
+	if h == "" {
+		return "", 0, usageErr("%s %q has no host; name the address to listen on (0.0.0.0 for every one)", flagName, s)
+	}
+	return h, port, nil
+}
+
+// loopback reports whether host is a loopback address or localhost.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,57 @@
+package natsjournal
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// configure sets the server's users, TLS and cluster from opts.
+func configure(o *server.Options, opts ServerOptions) error {
+	for _, u := range opts.Users {
+		su := &server.User{Username: u.User, Password: u.Password}
+		if u.ReadOnly {
+			su.Permissions = viewerPermissions()
+		}
+		o.Users = append(o.Users, su)
+	}
+	if opts.TLSCert != "" || opts.TLSKey != "" {
+		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: opts.TLSCert, KeyFile: opts.TLSKey})
+		if err != nil {
+			return fmt.Errorf("natsjournal: TLS certificate %s and key %s: %w; pass a PEM certificate and its key", opts.TLSCert, opts.TLSKey, err)
+		}
+		o.TLSConfig, o.TLS = tc, true
+	}
+	if c := opts.Cluster; c != nil {
+		if c.Name == "" || c.Port == 0 {
+			return fmt.Errorf("natsjournal: a cluster needs a name and a cluster port")
+		}
+		o.Cluster.Name, o.Cluster.Host, o.Cluster.Port = c.Name, c.Host, c.Port
+		if o.Cluster.Host == "" {
+			o.Cluster.Host = "127.0.0.1"
+		}
+		for _, r := range c.Routes {
+			u, err := url.Parse(r)
+			if err != nil || u.Host == "" {
+				return fmt.Errorf("natsjournal: cluster route %q is not a URL like nats-route://host:port", r)
+			}
+			o.Routes = append(o.Routes, u)
+		}
+	}
+	return nil
+}
+
+// viewerPermissions let a user read every journal and snapshot and write
+// nothing: no publish on the journals' subjects (nexus.>), the object
+// stores' ($O.>) or the KV buckets' ($KV.>), and none of the JetStream
+// API calls that create, change or delete a stream or a message. Reading
+// goes through consumers and message gets, which stay allowed.
+func viewerPermissions() *server.Permissions {
+	return &server.Permissions{Publish: &server.SubjectPermission{
+		Allow: []string{">"},
+		Deny: []string{"nexus.>", "$O.>", "$KV.>",
+			"$JS.API.STREAM.CREATE.>", "$JS.API.STREAM.UPDATE.>", "$JS.API.STREAM.DELETE.>",
+			"$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.MSG.DELETE.>", "$JS.API.STREAM.RESTORE.>"},
+	}}
+}
