@@ -18,7 +18,12 @@ import (
 // first start: host.creds for the hosts of the team, viewer.creds for
 // people who may read every thread and send nothing. It listens on
 // loopback unless told otherwise, and refuses any other address without
-// TLS (the credentials would cross the network in clear).
+// TLS (the credentials would cross the network in clear). A cluster is
+// three hubs started with the same --cluster name, names of their own,
+// and the others' cluster addresses as --routes; they share the first
+// one's credentials (copy its host.creds and viewer.creds into the
+// others' dirs before they start). Routes between hubs have no TLS, so a
+// cluster listens for them on loopback only.
 func (a *app) cmdHub(ctx context.Context, args []string) error {
 	const usage = "nexus hub [--dir DIR] [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--cluster NAME --cluster-listen HOST:PORT --routes URL,URL --name NAME] [--log]"
 	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
@@ -59,6 +64,9 @@ func (a *app) cmdHub(ctx context.Context, args []string) error {
 		ch, cp, err := splitListen("--cluster-listen", *clusterListen)
 		if err != nil {
 			return err
+		}
+		if !loopback(ch) {
+			return usageErr("--cluster-listen %s is not a loopback address: the hubs of a cluster talk without TLS, so they run on one machine for now", *clusterListen)
 		}
 		opts.Cluster = &natsjournal.ClusterOptions{Name: *cluster, Host: ch, Port: cp}
 		for _, r := range strings.Split(*routes, ",") {

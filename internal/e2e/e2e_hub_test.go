@@ -29,7 +29,13 @@ var hubLine = regexp.MustCompile(`^(hosts|viewers): +\[team\] url = "([^"]+)", c
 // lines it prints when it serves, and kills it when the test ends.
 func startHubProc(t *testing.T, dir string, extra ...string) *hubProc {
 	t.Helper()
-	cmd := exec.Command(nexusBin, append([]string{"hub", "--dir", dir, "--listen", "127.0.0.1:0"}, extra...)...)
+	return startHubProcAt(t, dir, "127.0.0.1:0", extra...)
+}
+
+// startHubProcAt is startHubProc listening on listen.
+func startHubProcAt(t *testing.T, dir, listen string, extra ...string) *hubProc {
+	t.Helper()
+	cmd := exec.Command(nexusBin, append([]string{"hub", "--dir", dir, "--listen", listen}, extra...)...)
 	cmd.Env = append(os.Environ(), "NEXUS_STATE_DIR="+filepath.Join(dir, "state"))
 	out, err := cmd.StdoutPipe()
 	if err != nil {

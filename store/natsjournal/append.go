@@ -247,8 +247,8 @@ func (j *Journal) failed(ctx context.Context, err error, msgs []*outMsg, done in
 				}
 			}
 		}
-		return fmt.Errorf("natsjournal: append to stream %s: %v; the commits from seq %d may or may not be stored%s: reload the journal before deciding again",
-			j.names.stream, unknown, from, wrote)
+		return fmt.Errorf("%w: append to stream %s: %v; from seq %d%s: reload the journal before deciding again",
+			ErrMaybeStored, j.names.stream, unknown, from, wrote)
 	case errors.Is(err, ErrDuplicate):
 		return fmt.Errorf("%w%s", err, wrote)
 	}

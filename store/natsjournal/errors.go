@@ -19,6 +19,14 @@ var (
 	// already in the stream within its duplicate window: the server kept
 	// the first copy and wrote nothing of this Append's batch.
 	ErrDuplicate = errors.New("natsjournal: the command is already in the journal")
+	// ErrMaybeStored is returned by Append when no acknowledgement came
+	// (a timeout, a lost connection, a cluster without a quorum) and the
+	// stream's tail does not show the commits: they may still be stored,
+	// as when a quorum returns and commits what its leader had taken. The
+	// journal reloads its tail before the next Append, whose
+	// compare-and-swap then fails if they were; the caller reloads its
+	// state either way (core.Runner does after any failed Append).
+	ErrMaybeStored = errors.New("natsjournal: the commits may or may not be stored")
 	// ErrCorrupt is matched by every *CorruptError.
 	ErrCorrupt = errors.New("natsjournal: journal corrupt")
 )

@@ -303,3 +303,18 @@ func (j *Journal) headerAt(ctx context.Context, seq uint64) (header, error) {
 }
 
 var _ core.Journal = (*Journal)(nil)
+
+// Leader returns the name of the hub that leads the journal's stream on
+// a cluster (every write goes through it), or "" on a single server.
+func (j *Journal) Leader(ctx context.Context) (string, error) {
+	cctx, cancel := j.requestCtx(ctx)
+	defer cancel()
+	info, err := j.stream.Info(cctx)
+	if err != nil {
+		return "", fmt.Errorf("natsjournal: stream %s: %w", j.names.stream, err)
+	}
+	if info.Cluster == nil {
+		return "", nil
+	}
+	return info.Cluster.Leader, nil
+}
