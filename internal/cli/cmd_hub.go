@@ -56,6 +56,9 @@ func (a *app) cmdHub(ctx context.Context, args []string) error {
 		}
 		*dir = filepath.Join(sd, "hub")
 	}
+	if abs, err := filepath.Abs(*dir); err == nil {
+		*dir = abs // the credentials' paths it prints work from anywhere
+	}
 	opts := natsjournal.ServerOptions{Host: host, Port: port, Name: *name, Log: *logs, TLSCert: *cert, TLSKey: *key}
 	if *cluster != "" {
 		if *name == "" {
