@@ -18,8 +18,8 @@ import (
 const manyWriters = 64
 
 // BenchmarkManyWriters runs 64 writers at once, each on a nexus thread of
-// its own, appending single-event commits to one journal on an embedded
-// server that fsyncs every write, NEXUS_BENCH_COMMITS commits in all
+// its own, appending small commits to one journal on an embedded server
+// that fsyncs every write, NEXUS_BENCH_COMMITS commits in all
 // (default 64 x 50) per iteration. The baseline, in the same iteration
 // after the writers are done, is one goroutine writing the same bytes
 // (each commit's message body) to a file in the same dir, one write and
@@ -28,16 +28,18 @@ const manyWriters = 64
 //
 // Two ways to have 64 writers:
 //
-//   - journal: 64 callers of Journal.Append, each commit its own Append.
+//   - journal: 64 callers of Journal.Append, each single-event commit its
+//     own Append.
 //     The port orders appends by seq, so each caller takes a shared lock,
 //     reads Last and appends under it (as core/journaltest's concurrent
 //     writers do); the journal serialises appends anyway. This is the
 //     journal alone, one server round trip and one fsync per commit.
-//   - runner: 64 callers of core.Runner.Submit (thread.rename, one event
-//     each) on the same journal: what a team-mode host does with its
-//     clients' commands. Runner.Run takes every input waiting in its
-//     inbox (up to 512) and appends their commits in one Append, an
-//     atomic batch here. commits/append says how many it grouped.
+//   - runner: 64 callers of core.Runner.Submit (thread.rename: one commit
+//     of two events, the receipt and the renamed thread) on the same
+//     journal: what a team-mode host does with its clients' commands.
+//     Runner.Run takes every input waiting in its inbox (up to 512) and
+//     appends their commits in one Append, an atomic batch here.
+//     commits/append says how many it grouped.
 func BenchmarkManyWriters(b *testing.B) {
 	perWriter := max(1, envInt(b, "NEXUS_BENCH_COMMITS", manyWriters*50)/manyWriters)
 	b.Run("journal", func(b *testing.B) { benchWriters(b, perWriter, writeJournal) })
@@ -60,7 +62,7 @@ func benchWriters(b *testing.B, perWriter int, start writeFunc) {
 	defer f.Close()
 	ctx := context.Background()
 	var measured, raw time.Duration
-	var commits, appends int64
+	var commits, appends, events int64
 	for b.Loop() {
 		from := j.Last() + 1
 		appends0, commits0 := j.appends.Load(), j.commits.Load()
@@ -81,6 +83,7 @@ func benchWriters(b *testing.B, perWriter int, start writeFunc) {
 		if b.Failed() {
 			return
 		}
+		events += int64(j.Last() + 1 - from)
 		n := j.commits.Load() - commits0
 		commits += n
 		appends += j.appends.Load() - appends0
@@ -104,6 +107,7 @@ func benchWriters(b *testing.B, perWriter int, start writeFunc) {
 	b.ReportMetric(rawRate, "raw-fsync-commits/s")
 	b.ReportMetric(rate/rawRate, "x-raw-fsync")
 	b.ReportMetric(float64(commits)/float64(max(appends, 1)), "commits/append")
+	b.ReportMetric(float64(events)/float64(max(commits, 1)), "events/commit")
 }
 
 // writeJournal has each writer append its own commit under a shared lock.
