@@ -1,0 +1,95 @@
+package natsjournal
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// One writer per journal: a second host cannot take a held lease and is
+// told who holds it; a released lease is free at once; a holder that
+// stops renewing (a host stopped or cut off) loses the lease to another
+// host once it expires, its own deadline has passed by then, and its
+// renewal fails instead of taking the lease back.
+func TestLeaseOneWriter(t *testing.T) {
+	h := startHub(t, t.TempDir())
+	nc := connect(t, h.url)
+	ctx := context.Background()
+
+	a, err := AcquireLease(ctx, nc, testProject, "host-a", LeaseOptions{TTL: 6 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Renewals keep it: wait for two of them (counted, not timed).
+	first := revisionOf(a)
+	for revisionOf(a) < first+2 {
+		select {
+		case <-a.Lost():
+			t.Fatalf("a renewed lease was lost: %v", a.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	_, err = AcquireLease(ctx, nc, testProject, "host-b", LeaseOptions{TTL: 6 * time.Second})
+	var held *LeaseHeldError
+	if !errors.As(err, &held) || !errors.Is(err, ErrLeaseHeld) || held.Holder != "host-a" {
+		t.Fatalf("a second host took a held lease, or was not told who holds it: %v", err)
+	}
+	if !a.Valid() {
+		t.Fatal("the holder's renewed lease is not valid")
+	}
+	if err := a.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if a.Valid() {
+		t.Fatal("a released lease is still valid")
+	}
+	b, err := AcquireLease(ctx, nc, testProject, "host-b", LeaseOptions{TTL: 6 * time.Second})
+	if err != nil {
+		t.Fatalf("a released lease was not free: %v", err)
+	}
+	if err := b.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// A holder that stops renewing.
+	const ttl = time.Second
+	stale, err := AcquireLease(ctx, nc, "other project", "host-stale", LeaseOptions{TTL: ttl, NoRenew: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var next *Lease
+	for tries := 0; next == nil; tries++ {
+		next, err = AcquireLease(ctx, nc, "other project", "host-next", LeaseOptions{TTL: ttl, NoRenew: true})
+		if err != nil && !errors.Is(err, ErrLeaseHeld) {
+			t.Fatal(err)
+		}
+		if tries > 600 {
+			t.Fatal("the unrenewed lease never expired")
+		}
+		if next == nil {
+			time.Sleep(ttl / 10)
+		}
+	}
+	if stale.Valid() {
+		t.Fatal("the stale holder still trusts its lease after another host took it")
+	}
+	if err := stale.Renew(ctx); err == nil || !strings.Contains(err.Error(), "expired or was taken over") {
+		t.Fatalf("the stale holder renewed a lease another host holds: %v", err)
+	}
+	select {
+	case <-stale.Lost():
+	default:
+		t.Fatal("Lost is open after the stale holder's renewal failed")
+	}
+	if err := next.Renew(ctx); err != nil {
+		t.Fatalf("the new holder cannot renew after the stale one tried: %v", err)
+	}
+}
+
+func revisionOf(l *Lease) uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.revision
+}
