@@ -79,6 +79,9 @@ func Decide(st *State, in Input) ([]Event, []Effect, *Receipt, error) {
 		return t.events, t.effects, nil, nil
 	case in.Recover != nil:
 		t := &tx{st: st, at: in.Recover.At}
+		if in.Recover.Writer != "" {
+			t.emit(EvRuntimeWarning, Event{Payload: Payload{Note: WriterNote + in.Recover.Writer}})
+		}
 		t.recover()
 		if !in.Recover.NoSchedules {
 			t.recoverSchedules()

@@ -139,4 +139,9 @@ type Recover struct {
 	// NoSchedules: schedules neither fire nor are armed (a host that
 	// serves one read-only command and exits: RunnerConfig.NoSchedules).
 	NoSchedules bool `json:"noSchedules,omitempty"`
+	// Writer names the host that now writes a shared journal (team
+	// mode): Recover journals it first, so the new writer's first
+	// commit moves the journal past anything a host it took over from
+	// still tries to append (that append's compare-and-swap fails).
+	Writer string `json:"writer,omitempty"`
 }

@@ -54,7 +54,14 @@ type RunnerConfig struct {
 	// schedules. For a host that serves one read-only command and
 	// exits: a fire there would start work that the exit cuts off.
 	NoSchedules bool
+	// Writer names this host when the journal is shared (team mode);
+	// see Recover.Writer.
+	Writer string
 }
+
+// WriterNote starts the note of the runtime warning that records a new
+// writer of a shared journal (Recover.Writer).
+const WriterNote = "writer: "
 
 // DefaultRetryEvery is RunnerConfig.RetryEvery's default.
 const DefaultRetryEvery = time.Second
@@ -164,7 +171,7 @@ func load(ctx context.Context, j Journal) (*State, uint64, error) {
 // flushed streamed text and written a snapshot.
 func (r *Runner) Run(ctx context.Context) error {
 	defer close(r.stopped)
-	r.step(&call{in: &Input{Recover: &Recover{At: r.now(), NoSchedules: r.cfg.NoSchedules}}})
+	r.step(&call{in: &Input{Recover: &Recover{At: r.now(), NoSchedules: r.cfg.NoSchedules, Writer: r.cfg.Writer}}})
 	if err := r.commit(nil); err != nil {
 		return err
 	}

@@ -498,3 +498,32 @@ func TestRunnerJournalsALongReplyOnce(t *testing.T) {
 		}
 	}
 }
+
+// A Runner on a shared journal (team mode) journals its writer first,
+// even when there is nothing to recover: that commit moves the journal
+// past anything the host it took over from still tries to append.
+func TestRunnerJournalsItsWriter(t *testing.T) {
+	j := &MemJournal{}
+	r, err := NewRunner(RunnerConfig{Journal: j, Writer: "box-b:/state (pid 7)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	if _, err := r.State(context.Background()); err != nil { // answered after the recovery's commit
+		t.Fatal(err)
+	}
+	cancel()
+	<-done
+	var first *Event
+	_ = j.Read(context.Background(), 1, func(ev Event) error {
+		if first == nil {
+			first = &ev
+		}
+		return nil
+	})
+	if first == nil || first.Type != EvRuntimeWarning || first.Payload.Note != WriterNote+"box-b:/state (pid 7)" {
+		t.Fatalf("the first event of a shared journal's new writer is %+v, want its writer note", first)
+	}
+}

@@ -21,13 +21,15 @@ import (
 	"github.com/nexus-tui/nexus/internal/host"
 	"github.com/nexus-tui/nexus/providers/agentproc"
 	"github.com/nexus-tui/nexus/store"
+	"github.com/nexus-tui/nexus/store/natsjournal"
 )
 
 func (a *app) cmdServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	background := fs.Bool("background", false, "run as a background host: stay while clients or live work need it, then linger and exit (started by nexus itself)")
 	readyFD := fs.Int("ready-fd", 0, "write \"ready\" to this inherited file descriptor once serving")
-	if _, err := parseArgs(fs, args, 0, 0, "nexus serve [--background]"); err != nil {
+	takeOver := fs.Bool("take-over", false, "team mode: wait until the host that writes the project is gone, then take its threads")
+	if _, err := parseArgs(fs, args, 0, 0, "nexus serve [--background] [--take-over]"); err != nil {
 		return err
 	}
 	dir, err := a.resolveStateDir()
@@ -48,6 +50,18 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 		signal.Ignore(syscall.SIGHUP)
 	}
 	h, err := host.Start(dir, time.Second, cfg, false)
+	for said := false; *takeOver && errors.Is(err, natsjournal.ErrLeaseHeld); {
+		if !said {
+			fmt.Fprintf(a.stdout, "nexus: %v\nnexus: waiting to take over\n", err)
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
+		h, err = host.Start(dir, time.Second, cfg, false)
+	}
 	if err != nil {
 		return a.hostErr(ctx, dir, err)
 	}
@@ -80,9 +94,13 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 		case <-h.StopRequested():
 		}
 	}
+	lost := h.LeaseErr()
 	h.Close()
 	if err := h.Err(); err != nil {
 		return failErr("the host stopped: its kernel failed: %v; run `nexus verify` on %s", err, dir)
+	}
+	if lost != nil {
+		return failErr("the host stopped its agents: %v; another host may hold the project now", lost)
 	}
 	if *background {
 		fmt.Fprintf(a.stdout, "%s nexus: background host %d stopped\n", time.Now().Format(time.RFC3339), os.Getpid())
@@ -100,6 +118,9 @@ func lingerString(d time.Duration) string {
 
 // hostErr explains why this process could not become the host.
 func (a *app) hostErr(ctx context.Context, dir string, err error) error {
+	if errors.Is(err, natsjournal.ErrLeaseHeld) {
+		return &exitError{code: ExitLocked, msg: err.Error() + " (nexus serve --take-over waits for it)"}
+	}
 	var le *store.LockedError
 	if !errors.As(err, &le) {
 		return journalErr(dir, err)

@@ -60,6 +60,9 @@ type Config struct {
 	// Notify is the [notify] table over its defaults; nil when the file
 	// has none (NotifySettings gives the defaults then).
 	Notify *Notify
+	// Team is the [team] table: the hub the host keeps its journal on;
+	// nil when the file has none (the journal is the state dir's).
+	Team *Team
 }
 
 // WorktreeRoot is the directory the threads' worktrees go in, each in

@@ -116,7 +116,14 @@ func TestErrors(t *testing.T) {
 			`config /c.toml:4: profiles.x.kind "acpp" is not one of acp, codex, claude, shell`},
 		{"theme = \"solarized\"\n", `config /c.toml:1: theme "solarized" is not one of dark, light, high-contrast, none`},
 		{"theme = 3\n", `config /c.toml:1: theme is an integer; use one of "dark", "light", "high-contrast", "none"`},
-		{"them = \"dark\"\n", `config /c.toml:1: unknown key them; the file has theme = "...", [host], [ui], [commands], [worktree] and [notify] tables and [profiles.NAME] tables`},
+		{"them = \"dark\"\n", `config /c.toml:1: unknown key them; the file has theme = "...", [host], [ui], [commands], [worktree], [notify] and [team] tables and [profiles.NAME] tables`},
+		{"[team]\nurl = \"http://hub:80\"\nproject = \"p\"\n", `config /c.toml:2: team.url "http://hub:80" is not a hub URL like nats://host:4222 (several comma-separated)`},
+		{"[team]\nurl = \"nats://hub:4222\"\n", `config /c.toml:1: [team] needs url and project (and credentials for a hub with users)`},
+		{"[team]\nurl = \"nats://hub:4222\"\nproject = \"p\"\ncredentials = \"host.creds\"\n",
+			`config /c.toml:4: team.credentials "host.creds" is not an absolute path; name the file the hub wrote (host.creds) by its full path`},
+		{"[team]\nurl = \"nats://hub:4222\"\nproject = \"p\"\nlease = \"1ms\"\n", `config /c.toml:4: team.lease "1ms" is not a duration from 1s to 1h (like "15s")`},
+		{"[team]\nurl = \"nats://hub:4222\"\nproject = \"p\"\nreplicas = 2\n", `config /c.toml:4: team.replicas must be 1 or 3 (a cluster of three hubs)`},
+		{"[team]\nurl = \"nats://hub:4222\"\nprojekt = \"p\"\n", `config /c.toml:3: unknown key team.projekt; [team] has url, credentials, ca, project, lease and replicas`},
 		{"[profiles.claude]\n\nmodle = \"opus\"\n",
 			`config /c.toml:3: unknown key profiles.claude.modle; a profile has kind, command, env, model, approval, budget_usd and max_tokens`},
 		{"[profiles.x]\ncommand = [\"x\"]\n",
@@ -285,5 +292,20 @@ func TestWorktreeTable(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q: got %v\nwant %s", tc.file, err, tc.want)
 		}
+	}
+}
+
+// A [team] table names the hub, the credentials and the project.
+func TestTeam(t *testing.T) {
+	cfg, err := Parse("/c.toml", []byte("[team]\nurl = \"nats://a:4222,nats://b:4222\"\ncredentials = \"/h/host.creds\"\nproject = \"acme/web\"\nlease = \"20s\"\nreplicas = 3\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Team{URL: "nats://a:4222,nats://b:4222", Credentials: "/h/host.creds", Project: "acme/web", Lease: 20 * time.Second, Replicas: 3}
+	if cfg.Team == nil || *cfg.Team != want {
+		t.Fatalf("[team] read as %+v, want %+v", cfg.Team, want)
+	}
+	if cfg, _ := Parse("/c.toml", []byte("theme = \"dark\"\n"), nil); cfg.Team != nil {
+		t.Fatal("a file without [team] has a team")
 	}
 }

@@ -81,6 +81,10 @@ func Parse(path string, data []byte, readyMade map[string]string) (*Config, erro
 			if err := p.notify(v, cfg); err != nil {
 				return nil, err
 			}
+		case "team":
+			if err := p.team(v, cfg); err != nil {
+				return nil, err
+			}
 		case "profiles":
 			tbl, ok := v.(map[string]any)
 			if !ok {
@@ -94,7 +98,7 @@ func Parse(path string, data []byte, readyMade map[string]string) (*Config, erro
 				cfg.Profiles = append(cfg.Profiles, prof)
 			}
 		default:
-			return nil, p.errf([]string{k}, "unknown key %s; the file has theme = \"...\", [host], [ui], [commands], [worktree] and [notify] tables and [profiles.NAME] tables", keyString([]string{k}))
+			return nil, p.errf([]string{k}, "unknown key %s; the file has theme = \"...\", [host], [ui], [commands], [worktree], [notify] and [team] tables and [profiles.NAME] tables", keyString([]string{k}))
 		}
 	}
 	sort.Slice(cfg.Profiles, func(i, j int) bool { return cfg.Profiles[i].Name < cfg.Profiles[j].Name })

@@ -121,11 +121,17 @@ func (h *Host) StopRequested() <-chan struct{} { return h.adm.stop }
 // Verify implements api.Admin: the store's report on the journal the
 // host holds open.
 func (h *Host) Verify(ctx context.Context) (any, error) {
+	if h.team != nil {
+		return nil, teamRefusal("verify")
+	}
 	return h.st.Verify(ctx)
 }
 
 // Export implements api.Admin: the journal into a new file at path.
 func (h *Host) Export(ctx context.Context, path string) (uint64, error) {
+	if h.team != nil {
+		return 0, teamRefusal("export")
+	}
 	if !filepath.IsAbs(path) {
 		return 0, &core.InputError{Msg: fmt.Sprintf("export path %q is not absolute", path)}
 	}

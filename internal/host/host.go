@@ -49,6 +49,11 @@ type Host struct {
 	// notify runs [notify] command for the journal's notices (notify.go);
 	// nil without one.
 	notify *notifier
+
+	// team is the journal on a hub ([team]); nil for the state dir's.
+	team *team
+	// logf tells the host's log (stderr; host.log for a background host).
+	logf func(format string, args ...any)
 }
 
 // Start opens the journal, recovers, and serves the socket, with the
@@ -67,8 +72,27 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 		return nil, fmt.Errorf("the checkpoints dir %s is a symlink; nexus keeps checkpoints only in the state dir itself: remove the link",
 			filepath.Join(dir, "checkpoints"))
 	}
+	var journal core.Journal = st
+	var tm *team
+	if cfg != nil && cfg.Team != nil {
+		if st.Last() > 0 {
+			st.Close()
+			return nil, fmt.Errorf("state dir %s has a journal of its own (%d events) and the config names a hub ([team]): team mode starts from a state dir of its own; use another --state-dir, or remove [team]", dir, st.Last())
+		}
+		if tm, err = openTeam(context.Background(), cfg.Team, leaseHolder(dir)); err != nil {
+			st.Close()
+			return nil, err
+		}
+		journal = tm.journal()
+	}
+	closeTeam := func() {
+		if tm != nil {
+			tm.close()
+		}
+	}
 	pool, err := workers.NewPool(poolConfig(dir, cfg))
 	if err != nil {
+		closeTeam()
 		st.Close()
 		return nil, err
 	}
@@ -86,11 +110,16 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 			reg.Exec(e)
 		}
 	}
-	runner, err := core.NewRunner(core.RunnerConfig{Journal: st, Exec: exec, SnapshotEvery: snapshotEvery(),
-		MinScheduleEvery: scheduleMinEvery(), NoSchedules: private})
+	rc := core.RunnerConfig{Journal: journal, Exec: exec, SnapshotEvery: snapshotEvery(),
+		MinScheduleEvery: scheduleMinEvery(), NoSchedules: private}
+	if tm != nil {
+		rc.Writer = tm.lease.Holder()
+	}
+	runner, err := core.NewRunner(rc)
 	if err != nil {
 		cancel()
 		pool.Close()
+		closeTeam()
 		st.Close()
 		return nil, err
 	}
@@ -99,13 +128,20 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 	if err != nil {
 		cancel()
 		pool.Close()
+		closeTeam()
 		st.Close()
 		return nil, fmt.Errorf("cannot serve the state dir socket: %w", err)
 	}
 	h := &Host{st: st, runner: runner, backend: &hostBackend{Backend: runner, reg: reg, stateDir: dir}, reg: reg, pool: pool,
 		cps: cps, miss: miss, cancel: cancel, dead: make(chan struct{}), srvErr: make(chan error, 1),
-		adm: admin{started: time.Now(), stop: make(chan struct{})}}
+		adm: admin{started: time.Now(), stop: make(chan struct{})}, team: tm,
+		logf: func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, "%s nexus: %s\n", time.Now().Format(time.RFC3339), fmt.Sprintf(format, args...))
+		}}
 	reg.Bind(hctx, runner)
+	if tm != nil {
+		go h.watchLease(hctx)
+	}
 	go func() {
 		h.runErr = runner.Run(hctx)
 		close(h.dead)
@@ -144,6 +180,9 @@ func (h *Host) Close() {
 	h.miss.wait()
 	h.pool.Close()
 	<-h.srvErr
+	if h.team != nil {
+		h.team.close()
+	}
 	h.st.Close()
 }
 

@@ -163,6 +163,7 @@ func (j *Journal) publishChunk(ctx context.Context, chunk []*outMsg) (*pubAck, e
 	expected := strconv.FormatUint(j.tail.Load().stream, 10)
 	if len(chunk) == 1 {
 		nm := chunk[0].natsMsg()
+		j.stamp(nm)
 		nm.Header.Set(hdrExpectedLast, expected)
 		return j.request(ctx, nm)
 	}
@@ -171,6 +172,7 @@ func (j *Journal) publishChunk(ctx context.Context, chunk []*outMsg) (*pubAck, e
 	id := hex.EncodeToString(rnd[:])
 	for i, m := range chunk {
 		nm := m.natsMsg()
+		j.stamp(nm)
 		nm.Header.Set(hdrBatchID, id)
 		nm.Header.Set(hdrBatchSeq, strconv.Itoa(i+1))
 		if i == 0 {
@@ -271,4 +273,31 @@ func (j *Journal) request(ctx context.Context, nm *nats.Msg) (*pubAck, error) {
 		return nil, &unknownOutcome{err}
 	}
 	return parseAck(resp.Data)
+}
+
+// hdrWriter names the host that wrote a message (Options.Writer): who
+// wrote what, after a take-over. Not checked by readers.
+const hdrWriter = "Nexus-Writer"
+
+// stamp sets the writer header when the journal has a writer name.
+func (j *Journal) stamp(nm *nats.Msg) {
+	if j.opts.Writer != "" {
+		nm.Header.Set(hdrWriter, j.opts.Writer)
+	}
+}
+
+// Writer returns the Nexus-Writer header of the stream's message at
+// stream sequence seq ("" when it has none), and whether the message
+// exists: how a test or an operator sees which host wrote each commit.
+func (j *Journal) Writer(ctx context.Context, seq uint64) (string, bool, error) {
+	cctx, cancel := j.requestCtx(ctx)
+	defer cancel()
+	m, err := j.stream.GetMsg(cctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return m.Header.Get(hdrWriter), true, nil
 }

@@ -41,6 +41,9 @@ type Options struct {
 	// Dangerous: a failure part-way leaves a durable prefix of the commits
 	// (see doc.go, "Atomic appends"). For tests of that path.
 	Sequential bool
+	// Writer names the host appending, in a Nexus-Writer header on every
+	// message it writes (Journal.Writer reads it back).
+	Writer string
 	// ReadOnly opens an existing journal without creating or changing its
 	// stream or bucket, as a viewer's credentials require; its Append and
 	// SaveSnapshot fail (the server refuses them).

@@ -1,0 +1,121 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/internal/config"
+	"github.com/nexus-tui/nexus/store/natsjournal"
+)
+
+// team is a host's journal on a hub ([team] in the config): the
+// connection, the project's journal and its writer lease.
+//
+// The host still opens the bbolt journal of its state dir, which stays
+// empty: its lock keeps one host per state dir and names it in host.pid,
+// as for a solo host. A state dir whose own journal has history is
+// refused, so team mode never hides a solo host's threads. Checkpoints,
+// worktrees, the socket and the agents' processes stay in the state dir
+// and on this machine.
+type team struct {
+	nc    *nats.Conn
+	j     *natsjournal.Journal
+	lease *natsjournal.Lease
+}
+
+// openTeam connects to the hub, takes the project's lease and opens the
+// journal. holder names this host in the lease. A lease another host
+// holds fails with an error matching natsjournal.ErrLeaseHeld (`nexus
+// serve --take-over` waits and tries again).
+func openTeam(ctx context.Context, t *config.Team, holder string) (*team, error) {
+	nc, err := natsjournal.Connect(t.URL, natsjournal.ConnectOptions{Credentials: t.Credentials, CA: t.CA, Name: holder})
+	if err != nil {
+		return nil, err
+	}
+	lease, err := natsjournal.AcquireLease(ctx, nc, t.Project, holder, natsjournal.LeaseOptions{TTL: t.Lease})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	j, err := natsjournal.Open(ctx, nc, t.Project, natsjournal.Options{Replicas: t.Replicas, Writer: holder})
+	if err != nil {
+		_ = lease.Release(context.Background())
+		nc.Close()
+		return nil, err
+	}
+	return &team{nc: nc, j: j, lease: lease}, nil
+}
+
+// journal is what the Runner appends through: the hub's journal behind
+// the lease, so that a host past its lease's deadline (frozen, cut off)
+// appends nothing even before it notices and stops. The new writer's
+// first commit (Recover.Writer) fences whatever slips past this check.
+func (t *team) journal() core.Journal { return leasedJournal{t.j, t.lease} }
+
+type leasedJournal struct {
+	*natsjournal.Journal
+	lease *natsjournal.Lease
+}
+
+func (l leasedJournal) Append(ctx context.Context, cs []core.Commit) error {
+	if !l.lease.Valid() {
+		return fmt.Errorf("this host's lease of the project has lapsed (%v); it writes nothing more and stops", l.lease.Err())
+	}
+	return l.Journal.Append(ctx, cs)
+}
+
+// close releases the lease (another host may take the project at once)
+// after the runner stopped.
+func (t *team) close() {
+	_ = t.j.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = t.lease.Release(ctx)
+	cancel()
+	t.nc.Close()
+}
+
+// leaseHolder names this host in its lease: machine, state dir, pid.
+func leaseHolder(dir string) string {
+	name, err := os.Hostname()
+	if err != nil {
+		name = "unknown"
+	}
+	return fmt.Sprintf("%s:%s (pid %d)", name, dir, os.Getpid())
+}
+
+// watchLease stops the host when its lease is lost: past its own
+// deadline without a renewal, or taken by another host after it
+// expired. The host stops before its lease can expire on the hub, and
+// the journal's compare-and-swap refuses whatever it still appends.
+func (h *Host) watchLease(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-h.team.lease.Lost():
+		h.logf("stopping: %v; another host may take the project's threads (nexus serve --take-over)", h.team.lease.Err())
+		h.adm.stopOnce.Do(func() { close(h.adm.stop) })
+	}
+}
+
+// LeaseErr is why the host lost its team lease, or nil (a solo host, or
+// a lease still held).
+func (h *Host) LeaseErr() error {
+	if h.team == nil {
+		return nil
+	}
+	select {
+	case <-h.team.lease.Lost():
+		return h.team.lease.Err()
+	default:
+		return nil
+	}
+}
+
+// teamRefusal is the error of Verify and Export on a host whose journal
+// is on a hub.
+func teamRefusal(what string) error {
+	return &core.InputError{Msg: what + " reads the bbolt journal of a state dir; this host's journal is on the hub ([team]), which checks its chain on every read"}
+}
