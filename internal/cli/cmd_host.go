@@ -119,7 +119,7 @@ func lingerString(d time.Duration) string {
 // hostErr explains why this process could not become the host.
 func (a *app) hostErr(ctx context.Context, dir string, err error) error {
 	if errors.Is(err, natsjournal.ErrLeaseHeld) {
-		return &exitError{code: ExitLocked, msg: err.Error() + " (nexus serve --take-over waits for it)"}
+		return &exitError{code: ExitLocked, msg: err.Error()}
 	}
 	var le *store.LockedError
 	if !errors.As(err, &le) {

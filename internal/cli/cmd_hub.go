@@ -96,8 +96,9 @@ func (a *app) cmdHub(ctx context.Context, args []string) error {
 		srv.WaitForShutdown()
 	}()
 	fmt.Fprintf(a.stdout, "nexus hub: serving %s (streams in %s, every write fsynced)\n", url, filepath.Join(*dir, "jetstream"))
-	fmt.Fprintf(a.stdout, "hosts:   [team] url = %q, credentials = %q\n", url, creds[natsjournal.HostUser])
-	fmt.Fprintf(a.stdout, "viewers: [team] url = %q, credentials = %q (read only)\n", url, creds[natsjournal.ViewerUser])
+	fmt.Fprintf(a.stdout, "host credentials: %s\nviewer credentials (read only): %s\n", creds[natsjournal.HostUser], creds[natsjournal.ViewerUser])
+	fmt.Fprintf(a.stdout, "in each host's config file (the same project name on every box):\n[team]\nurl = %q\ncredentials = %q\nproject = \"PROJECT\"\n",
+		url, creds[natsjournal.HostUser])
 	<-ctx.Done()
 	return nil
 }

@@ -23,7 +23,10 @@ type hubProc struct {
 	url, host, viewer string // from what it printed
 }
 
-var hubLine = regexp.MustCompile(`^(hosts|viewers): +\[team\] url = "([^"]+)", credentials = "([^"]+)"`)
+var (
+	hubURL   = regexp.MustCompile(`^nexus hub: serving (\S+) `)
+	hubCreds = regexp.MustCompile(`^(host|viewer) credentials.*: (\S+)$`)
+)
 
 // startHubProc runs `nexus hub` on dir and a free port, waits for the
 // lines it prints when it serves, and kills it when the test ends.
@@ -54,12 +57,14 @@ func startHubProcAt(t *testing.T, dir, listen string, extra ...string) *hubProc 
 			h.kill()
 			t.Fatalf("nexus hub ended before it served: %v\n%s", sc.Err(), stderr.String())
 		}
-		if m := hubLine.FindStringSubmatch(sc.Text()); m != nil {
-			h.url = m[2]
-			if m[1] == "hosts" {
-				h.host = m[3]
+		if m := hubURL.FindStringSubmatch(sc.Text()); m != nil {
+			h.url = m[1]
+		}
+		if m := hubCreds.FindStringSubmatch(sc.Text()); m != nil {
+			if m[1] == "host" {
+				h.host = m[2]
 			} else {
-				h.viewer = m[3]
+				h.viewer = m[2]
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -39,6 +40,9 @@ func openTeam(ctx context.Context, t *config.Team, holder string) (*team, error)
 	lease, err := natsjournal.AcquireLease(ctx, nc, t.Project, holder, natsjournal.LeaseOptions{TTL: t.Lease})
 	if err != nil {
 		nc.Close()
+		if errors.Is(err, natsjournal.ErrLeaseHeld) {
+			err = fmt.Errorf("%w; `nexus serve --take-over` waits for it and takes its threads", err)
+		}
 		return nil, err
 	}
 	j, err := natsjournal.Open(ctx, nc, t.Project, natsjournal.Options{Replicas: t.Replicas, Writer: holder})
