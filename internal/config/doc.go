@@ -93,6 +93,15 @@
 // JSON object on its stdin (internal/host/doc.go, "Notify command"); it
 // is not run through a shell. `nexus notify test` tries each.
 //
+// [team] puts the host's journal on a hub (README, "Team mode"): url is
+// one nats:// or tls:// URL, or several comma-separated for a cluster;
+// credentials and ca are absolute paths (the host.creds file the hub
+// wrote, the PEM of a hub certificate's authority); project names the
+// journal, the same on every box of the project; lease is a duration
+// from 1s to 1h (how long a dead host keeps the project; 15s when not
+// set); replicas is 1, or 3 on a cluster of three hubs. url and project
+// are required.
+//
 // approval is a new thread's policy: allow-writes lets it write files,
 // allow-commands run commands, allow-all both, without asking; ask (the
 // default) asks for each. It becomes the thread's allow list

@@ -27,6 +27,24 @@
 // asked for comes. Nothing polls: an idle host wakes only for a failsafe
 // check every 30 s, so no lost wake-up can keep it alive for good.
 //
+// # Team mode
+//
+// With [team] in the config (team.go) the Runner's journal is the
+// project's on a hub (store/natsjournal) instead of the state dir's. The
+// host first takes the project's writer lease (one writing host per
+// project: a second one fails, naming the holder), then opens the
+// journal with its name as the writer of every message, and passes the
+// name to the Runner, whose Recover journals it before anything else, so
+// the new writer's first commit moves the journal past whatever a host it
+// took over from still tries to append. The Runner appends through
+// leasedJournal, which refuses once the lease's own deadline has passed;
+// watchLease stops the host (StopRequested) when the lease is lost, and
+// LeaseErr says why, so `nexus serve` exits non-zero. The state dir's
+// bbolt journal is still opened, for its lock and host.pid, and must be
+// empty; Verify and Export refuse. `nexus serve --take-over` retries
+// Start while the lease is held (internal/cli). Checkpoints, worktrees,
+// the socket and the agents' processes stay in the state dir.
+//
 // # Mission steps
 //
 // The missioner (missions.go) runs the kernel's mission effects: it
