@@ -368,13 +368,39 @@ var errNilEvent = errors.New("event is nil")
 // of s.
 func decodeEvent(s string, ev *core.Event) error {
 	r := &reader{s: s}
+	readEvent(r, ev)
+	return r.done()
+}
+
+// DecodeEvent decodes the event at the start of s, encoded as the store
+// encodes an event (msgpack under the struct tags of core, in the forms
+// the reflection encoder writes with compact integers; see codec.go),
+// into ev, and returns the bytes after it. The strings of ev are
+// substrings of s. Package natsjournal reads its message bodies, arrays
+// of events in this encoding, with it.
+//
+// It never panics and suits bytes from anywhere: it refuses a length the
+// bytes left cannot hold before allocating for it, skips unknown values
+// without recursing, and its types nest a fixed depth, so what it
+// allocates stays in proportion to len(s).
+func DecodeEvent(s string, ev *core.Event) (rest string, err error) {
+	r := &reader{s: s}
+	readEvent(r, ev)
+	if r.err != nil {
+		return "", r.err
+	}
+	return s[r.p:], nil
+}
+
+// readEvent reads one event from r into ev.
+func readEvent(r *reader, ev *core.Event) {
 	*ev = core.Event{}
 	n, ok := r.mapLen()
 	if !ok {
-		if r.err != nil {
-			return r.err
+		if r.err == nil {
+			r.err = errNilEvent
 		}
-		return errNilEvent
+		return
 	}
 	for ; n > 0 && r.err == nil; n-- {
 		switch r.str() {
@@ -404,7 +430,6 @@ func decodeEvent(s string, ev *core.Event) error {
 			r.skip()
 		}
 	}
-	return r.done()
 }
 
 // decUsage decodes the usage fields threads and runs share (tin, tou, co,

@@ -222,6 +222,36 @@ func FuzzDecodeEvent(f *testing.F) {
 	})
 }
 
+// DecodeEvent reads events one after another from their concatenation,
+// returning what follows each, and refuses what decodeEvent refuses.
+func TestDecodeEventRest(t *testing.T) {
+	evs := journalgen.Flatten(journalgen.New(3).Commits(40))
+	var all []byte
+	for i := range evs {
+		all = appendEvent(all, &evs[i])
+	}
+	rest := string(all)
+	for i := range evs {
+		var got core.Event
+		var err error
+		if rest, err = DecodeEvent(rest, &got); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if !reflect.DeepEqual(got, evs[i]) {
+			t.Fatalf("event %d decoded as %s, want %s", i, short(got), short(evs[i]))
+		}
+	}
+	if rest != "" {
+		t.Fatalf("%d bytes left after the last event", len(rest))
+	}
+	for _, bad := range []string{"", "\xc0", "\x91\xc0", "\xdf\xff\xff\xff\xff", string(all[:5])} {
+		var ev core.Event
+		if _, err := DecodeEvent(bad, &ev); err == nil {
+			t.Errorf("%x: accepted", bad)
+		}
+	}
+}
+
 // TestCheckpointFilesCompatible: a checkpoint written before Files and
 // MoreFiles existed (encoded here from the old struct) decodes with
 // neither and re-encodes to the same bytes, so old journals verify and

@@ -136,7 +136,9 @@
 // header over messages 1..min(last, from) (message n starts at seq n or
 // later), O(log n) message gets. It then streams the messages through an
 // ephemeral pull consumer (acks off, memory storage, deleted when Read
-// returns) and checks each: it comes in order, its headers parse, its
+// returns) that keeps up to 4096 messages asked for ahead of the checks,
+// each pull at most 16 MiB (or two of the largest messages the server
+// takes), and checks each: it comes in order, its headers parse, its
 // chain hash is BLAKE3(the previous message's chain || its body) from the
 // chain of the message before the first one read, its body decodes to
 // events carrying the seqs that were due. The first that fails stops the
@@ -144,11 +146,26 @@
 // before it was passed to fn. Open checks the last message the same way
 // against the one before it.
 //
-// Bodies are decoded by msgpack's reflection decoder after a structural
-// check (every array, map and string no longer than the bytes left,
-// nesting at most 32 deep), because that decoder sizes a slice by its
-// declared length before reading it: without the check a few forged
-// bytes could make it allocate gigabytes. FuzzDecodeMessage covers it.
+// Like the store's Read, a Read runs in three stages, each on its own
+// goroutine and a chunk (128 messages) ahead of the next: one takes the
+// messages and checks their order and headers, one checks their chain
+// hashes and seqs and decodes them, and fn runs on the caller's
+// goroutine; so the server's work, the round trips, hashing, decoding
+// and fn overlap. A stage that finds a fault passes on what came before
+// it, then the error, and stops; an error of fn, or ctx cancelled, stops
+// them all and is returned as it is.
+//
+// Bodies are decoded by the store's own event decoder (store.DecodeEvent:
+// a body holds the same bytes the store holds for each event), without
+// copying them: the events' strings share the buffer the client
+// allocated for the message. They need no structural check first: that
+// decoder refuses a length the bytes left cannot hold before it
+// allocates for it, skips unknown values without recursing, and core's
+// types nest a fixed depth, so a forged body costs memory only in
+// proportion to its size. (msgpack's reflection decoder, used before,
+// sized a slice by its declared length before reading it, so every
+// length had to be checked in a pass of its own.) TestDecodeBody and
+// FuzzDecodeMessage cover it.
 //
 // Last is the last seq this journal knows: read at Open, moved by each
 // acknowledged Append, and reloaded when an Append is fenced or its

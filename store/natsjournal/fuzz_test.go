@@ -3,10 +3,14 @@ package natsjournal
 import (
 	"bytes"
 	"encoding/hex"
+	"reflect"
+	"runtime"
 	"strconv"
 	"testing"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nexus-tui/nexus/core"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 func headerOf(first, chain string) nats.Header {
@@ -17,34 +21,62 @@ func headerOf(first, chain string) nats.Header {
 	return h
 }
 
-// The structural check refuses what would make the reflection decoder
-// allocate without bound or recurse without end, and takes real bodies.
-func TestCheckMsgpack(t *testing.T) {
+// A body is decoded by the store's event decoder: real bodies decode to
+// what the reflection decoder reads from them, and forged lengths,
+// nesting and framing are refused without allocating beyond a multiple
+// of the body.
+func TestDecodeBody(t *testing.T) {
+	var wide core.Commit // over 15 events: an array16 header
+	for seq := uint64(1); seq <= 20; seq++ {
+		wide.Events = append(wide.Events, note(seq, "wide").Events...)
+	}
+	for _, c := range append(gen(10, 0, 300), wide) {
+		body, err := encodeBody(c.Events)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeBody(nil, string(body), c.Events[0].Seq)
+		if err != nil {
+			t.Fatalf("a real body was refused: %v", err)
+		}
+		var ref []core.Event
+		if err := msgpack.Unmarshal(body, &ref); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, ref) || !reflect.DeepEqual(got, c.Events) {
+			t.Fatalf("seq %d: the body decodes to %v, the reflection decoder reads %v", c.Events[0].Seq, ids(got), ids(ref))
+		}
+	}
 	good, err := encodeBody(gen(10, 0, 30)[0].Events)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkMsgpack(good); err != nil {
-		t.Fatalf("a real body was refused: %v", err)
-	}
 	bad := map[string][]byte{
 		"empty":             {},
+		"empty array":       {0x90},
+		"not an array":      {0x81, 0xa1, 'q', 0x01},
 		"huge array":        {0xdd, 0xff, 0xff, 0xff, 0xff},
-		"huge map":          {0xdf, 0xff, 0xff, 0xff, 0xff, 0xc0},
-		"huge string":       {0xdb, 0x7f, 0xff, 0xff, 0xff, 'a'},
+		"huge map":          {0x91, 0xdf, 0xff, 0xff, 0xff, 0xff, 0xc0},
+		"huge string":       {0x91, 0x81, 0xa1, 'i', 0xdb, 0x7f, 0xff, 0xff, 0xff, 'a'},
+		"huge skipped":      {0x91, 0x81, 0xa1, 'z', 0xdd, 0xff, 0xff, 0xff, 0xff},
 		"nested array":      {0x91, 0x91, 0xdc, 0xff, 0xff},
-		"deep nesting":      append(bytes.Repeat([]byte{0x91}, 100000), 0xc0),
+		"deep nesting":      append(append([]byte{0x91, 0x81, 0xa1, 'z'}, bytes.Repeat([]byte{0x91}, 100000)...), 0xc0),
 		"never used byte":   {0xc1},
 		"trailing bytes":    append(append([]byte{}, good...), 0),
 		"cut short":         good[:len(good)-1],
-		"cut ext":           {0xc7, 0x05, 0x01, 0x00},
-		"two values":        {0xc0, 0xc0},
-		"fixext type only":  {0xd4, 0x01},
-		"map with odd half": {0x81, 0xa1, 'k'},
+		"nil event":         {0x91, 0xc0},
+		"map with odd half": {0x91, 0x81, 0xa1, 'q'},
 	}
 	for name, b := range bad {
-		if err := checkMsgpack(b); err == nil {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := decodeBody(nil, string(b), 1)
+		runtime.ReadMemStats(&after)
+		if err == nil {
 			t.Errorf("%s: accepted", name)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20+64*uint64(len(b)) {
+			t.Errorf("%s: %d bytes allocated for a body of %d", name, n, len(b))
 		}
 	}
 }

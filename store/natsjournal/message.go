@@ -41,7 +41,12 @@ type record struct {
 // chain hash is prev: BLAKE3-256(prev || body). The hash before the
 // stream's first message is 32 zero bytes.
 func chainNext(prev [hashSize]byte, body []byte) [hashSize]byte {
-	h := blake3.New()
+	return chainWith(blake3.New(), prev, body)
+}
+
+// chainWith is chainNext on a hasher the caller reuses.
+func chainWith(h *blake3.Hasher, prev [hashSize]byte, body []byte) [hashSize]byte {
+	h.Reset()
 	_, _ = h.Write(prev[:])
 	_, _ = h.Write(body)
 	var out [hashSize]byte
@@ -51,7 +56,9 @@ func chainNext(prev [hashSize]byte, body []byte) [hashSize]byte {
 
 // encodeBody encodes a commit's events: a msgpack array of core.Event,
 // each exactly as the bbolt store encodes an event (the reflection
-// encoder with compact integers), so both journals hold the same bytes.
+// encoder with compact integers, whose bytes the store's codec matches),
+// so both journals hold the same bytes and decodeBody reads them with the
+// store's decoder.
 func encodeBody(evs []core.Event) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
@@ -89,33 +96,18 @@ func parseHeader(h nats.Header) (header, error) {
 }
 
 // decodeMessage decodes a commit message: its headers, then its body,
-// whose events must carry the seqs first, first+1, ... It never panics
-// on bad bytes.
+// whose events must carry the seqs first, first+1, ... (decodeBody). It
+// never panics on bad bytes.
 func decodeMessage(h nats.Header, body []byte) (*record, error) {
 	hd, err := parseHeader(h)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkMsgpack(body); err != nil {
-		return nil, fmt.Errorf("body is not msgpack: %w", err)
+	evs, err := decodeBody(nil, string(body), hd.first)
+	if err != nil {
+		return nil, err
 	}
-	dec := msgpack.NewDecoder(bytes.NewReader(body))
-	n, err := dec.DecodeArrayLen()
-	if err != nil || n <= 0 {
-		return nil, fmt.Errorf("body is not a non-empty array of events (%d, %v)", n, err)
-	}
-	r := &record{header: hd, body: body, events: make([]core.Event, n)}
-	for i := range r.events {
-		ev := &r.events[i]
-		if err := dec.Decode(ev); err != nil {
-			return nil, fmt.Errorf("event %d of the body does not decode: %w", i, err)
-		}
-		if want := hd.first + uint64(i); ev.Seq != want {
-			return nil, fmt.Errorf("event %d of the body has seq %d, the headers make it %d", i, ev.Seq, want)
-		}
-	}
-	r.last = hd.first + uint64(n) - 1
-	return r, nil
+	return &record{header: hd, body: body, events: evs, last: hd.first + uint64(len(evs)) - 1}, nil
 }
 
 // outMsg is a commit on its way to the stream.

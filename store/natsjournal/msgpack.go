@@ -1,154 +1,77 @@
 package natsjournal
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
+	"github.com/nexus-tui/nexus/core"
+	"github.com/nexus-tui/nexus/store"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
 
-// maxDepth bounds how deeply a body's msgpack may nest. core.Event nests
-// a handful of levels; anything deeper is not a journal message.
-const maxDepth = 32
-
-// checkMsgpack checks that b is exactly one well-formed msgpack value
-// whose every array and map declares no more elements than there are
-// bytes left, nested at most maxDepth deep. The reflection decoder sizes
-// a slice by the length it reads before reading any element, so without
-// this check a few forged bytes could make it allocate gigabytes.
-func checkMsgpack(b []byte) error {
-	end, err := skipValue(b, 0, 0)
-	if err != nil {
-		return err
+// decodeBody appends the events of a message body to dst: a msgpack
+// array of events, each read by the store's own event decoder
+// (store.DecodeEvent: the body holds the same bytes the store holds for
+// an event, see encodeBody), so their strings are substrings of body.
+// The events must carry the seqs first, first+1, ... and the array must
+// end the body. On an error dst comes back as it was given.
+//
+// Bodies come from the server, so from anyone who can publish on the
+// subject. The decoder refuses any length the bytes left cannot hold
+// before it allocates for it and nests only as deep as core's types, so
+// a forged length costs at most memory in proportion to the body: the
+// structural pass the reflection decoder needed is not needed.
+func decodeBody(dst []core.Event, body string, first uint64) ([]core.Event, error) {
+	n, s, err := arrayLen(body)
+	if err != nil || n == 0 {
+		return dst, fmt.Errorf("body is not a non-empty array of events (%d, %v)", n, err)
 	}
-	if end != len(b) {
-		return fmt.Errorf("%d bytes after the value", len(b)-end)
+	n0 := len(dst)
+	for i := range n {
+		dst = append(dst, core.Event{})
+		ev := &dst[len(dst)-1]
+		if s, err = store.DecodeEvent(s, ev); err != nil {
+			return dst[:n0], fmt.Errorf("event %d of the body does not decode: %w", i, err)
+		}
+		if want := first + uint64(i); ev.Seq != want {
+			return dst[:n0], fmt.Errorf("event %d of the body has seq %d, the headers make it %d", i, ev.Seq, want)
+		}
 	}
-	return nil
+	if len(s) != 0 {
+		return dst[:n0], fmt.Errorf("body has %d bytes after its events", len(s))
+	}
+	return dst, nil
 }
 
-var errShort = errors.New("value cut short")
-
-// skipValue returns the offset after the value at b[i:].
-func skipValue(b []byte, i, depth int) (int, error) {
-	if depth > maxDepth {
-		return 0, fmt.Errorf("nested more than %d deep", maxDepth)
+// arrayLen reads the msgpack array header at the start of s and returns
+// its length and the bytes after it. An array cannot hold more elements
+// than bytes follow its header.
+func arrayLen(s string) (int, string, error) {
+	if s == "" {
+		return 0, s, errors.New("empty")
 	}
-	if i >= len(b) {
-		return 0, errShort
-	}
-	c := b[i]
-	i++
+	c, s := s[0], s[1:]
+	var n uint64
 	switch {
-	case msgpcode.IsFixedNum(c), c == msgpcode.Nil, c == msgpcode.True, c == msgpcode.False:
-		return i, nil
-	case msgpcode.IsFixedString(c):
-		return skipBytes(b, i, int(c&msgpcode.FixedStrMask))
 	case msgpcode.IsFixedArray(c):
-		return skipElems(b, i, int(c&msgpcode.FixedArrayMask), depth)
-	case msgpcode.IsFixedMap(c):
-		return skipElems(b, i, 2*int(c&msgpcode.FixedMapMask), depth)
-	}
-	switch c {
-	case msgpcode.Uint8, msgpcode.Int8:
-		return skipBytes(b, i, 1)
-	case msgpcode.Uint16, msgpcode.Int16:
-		return skipBytes(b, i, 2)
-	case msgpcode.Uint32, msgpcode.Int32, msgpcode.Float:
-		return skipBytes(b, i, 4)
-	case msgpcode.Uint64, msgpcode.Int64, msgpcode.Double:
-		return skipBytes(b, i, 8)
-	case msgpcode.FixExt1, msgpcode.FixExt2, msgpcode.FixExt4, msgpcode.FixExt8, msgpcode.FixExt16:
-		return skipBytes(b, i, 1+fixExtLen(c))
-	case msgpcode.Str8, msgpcode.Bin8, msgpcode.Ext8:
-		return skipSized(b, i, 1, c == msgpcode.Ext8)
-	case msgpcode.Str16, msgpcode.Bin16, msgpcode.Ext16:
-		return skipSized(b, i, 2, c == msgpcode.Ext16)
-	case msgpcode.Str32, msgpcode.Bin32, msgpcode.Ext32:
-		return skipSized(b, i, 4, c == msgpcode.Ext32)
-	case msgpcode.Array16, msgpcode.Map16, msgpcode.Array32, msgpcode.Map32:
+		n = uint64(c & msgpcode.FixedArrayMask)
+	case c == msgpcode.Array16, c == msgpcode.Array32:
 		size := 2
-		if c == msgpcode.Array32 || c == msgpcode.Map32 {
+		if c == msgpcode.Array32 {
 			size = 4
 		}
-		n, j, err := readLen(b, i, size)
-		if err != nil {
-			return 0, err
+		if len(s) < size {
+			return 0, s, errors.New("array length cut short")
 		}
-		if c == msgpcode.Map16 || c == msgpcode.Map32 {
-			n *= 2
+		for i := range size {
+			n = n<<8 | uint64(s[i])
 		}
-		return skipElems(b, j, n, depth)
-	}
-	return 0, fmt.Errorf("byte %#x at offset %d starts no msgpack value", c, i-1)
-}
-
-func fixExtLen(c byte) int {
-	switch c {
-	case msgpcode.FixExt1:
-		return 1
-	case msgpcode.FixExt2:
-		return 2
-	case msgpcode.FixExt4:
-		return 4
-	case msgpcode.FixExt8:
-		return 8
-	}
-	return 16
-}
-
-// readLen reads a big-endian length of size bytes at b[i:].
-func readLen(b []byte, i, size int) (int, int, error) {
-	if len(b)-i < size {
-		return 0, 0, errShort
-	}
-	var n uint64
-	switch size {
-	case 1:
-		n = uint64(b[i])
-	case 2:
-		n = uint64(binary.BigEndian.Uint16(b[i:]))
+		s = s[size:]
 	default:
-		n = uint64(binary.BigEndian.Uint32(b[i:]))
+		return 0, s, fmt.Errorf("code %#x is not an array", c)
 	}
-	if n > uint64(len(b)) {
-		return 0, 0, fmt.Errorf("length %d is longer than the body", n)
+	if n > uint64(len(s)) {
+		return 0, s, fmt.Errorf("array of %d elements in %d bytes", n, len(s))
 	}
-	return int(n), i + size, nil
-}
-
-// skipSized skips a str, bin or ext whose length takes size bytes (an
-// ext has a type byte after it).
-func skipSized(b []byte, i, size int, ext bool) (int, error) {
-	n, j, err := readLen(b, i, size)
-	if err != nil {
-		return 0, err
-	}
-	if ext {
-		n++
-	}
-	return skipBytes(b, j, n)
-}
-
-func skipBytes(b []byte, i, n int) (int, error) {
-	if n > len(b)-i {
-		return 0, errShort
-	}
-	return i + n, nil
-}
-
-// skipElems skips n values; each takes at least one byte, so a length
-// beyond the bytes left is refused before anything is read.
-func skipElems(b []byte, i, n, depth int) (int, error) {
-	if n > len(b)-i {
-		return 0, fmt.Errorf("%d elements declared, %d bytes left", n, len(b)-i)
-	}
-	var err error
-	for range n {
-		if i, err = skipValue(b, i, depth+1); err != nil {
-			return 0, err
-		}
-	}
-	return i, nil
+	return int(n), s, nil
 }

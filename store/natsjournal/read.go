@@ -3,6 +3,7 @@ package natsjournal
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -10,8 +11,15 @@ import (
 )
 
 const (
-	// readBatch is how many messages one fetch of a Read asks for.
-	readBatch = 256
+	// readAhead is how many messages a Read's consumer keeps asked for
+	// ahead of the checks (it asks for more when half are taken), and
+	// readAheadBytes how many bytes one pull may bring at most.
+	readAhead      = 4096
+	readAheadBytes = 16 << 20
+	// chunkMsgs and chunkBytes bound a chunk, the messages one stage of
+	// a Read hands to the next at once.
+	chunkMsgs  = 128
+	chunkBytes = 1 << 20
 	// consumerIdle is how long the server keeps a Read's consumer once
 	// nobody pulls from it. Read deletes its consumer when it returns;
 	// this only clears up after a reader that died.
@@ -96,7 +104,14 @@ func (j *Journal) find(ctx context.Context, seq, end, endFirst uint64) (uint64, 
 }
 
 // readRange streams messages start..end through an ephemeral consumer,
-// checks each and passes the events from seq from to fn.
+// checks each and passes the events from seq from to fn. Like the bbolt
+// store's Read it runs in three stages, each on its own goroutine and a
+// chunk ahead of the next: the puller takes the messages (the consumer
+// keeps up to readAhead of them asked for ahead of it) and checks their
+// order and headers; the decoder checks their chain hashes and seqs and
+// decodes them; fn runs on the caller's goroutine. A stage that finds a
+// fault passes on what came before it, then the error, and stops, so
+// every event before the first bad message reaches fn and none after it.
 func (j *Journal) readRange(ctx context.Context, start, end, from uint64, prev [hashSize]byte, fn func(core.Event) error) error {
 	cctx, cancel := j.requestCtx(ctx)
 	cons, err := j.stream.CreateConsumer(cctx, jetstream.ConsumerConfig{
@@ -113,91 +128,59 @@ func (j *Journal) readRange(ctx context.Context, start, end, from uint64, prev [
 		defer cancel()
 		_ = j.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
 	}()
-	r := reader{j: j, next: start, from: from, prev: prev, fn: fn}
-	for r.next <= end {
-		fctx, cancel := j.requestCtx(ctx)
-		err := r.fetch(fctx, cons, min(end-r.next+1, readBatch))
-		cancel()
-		switch {
-		case r.fnErr != nil:
-			return r.fnErr
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case err != nil:
+	// Each pull asks for at most readAheadBytes, or two of the largest
+	// messages the server takes, so large commits cannot fill memory. A
+	// pull lasts Options.Timeout (at least the client's minimum, a
+	// second); the server sends heartbeats at half that, and the
+	// iterator fails when two are missed.
+	ahead := jetstream.PullMaxMessagesWithBytesLimit(readAhead, max(readAheadBytes, 2*int(j.nc.MaxPayload())))
+	msgs, err := cons.Messages(ahead, jetstream.StopAfter(int(end-start+1)),
+		jetstream.PullExpiry(max(j.opts.Timeout, time.Second)))
+	if err != nil {
+		return fmt.Errorf("natsjournal: read stream %s from message %d: %w", j.names.stream, start, err)
+	}
+	defer msgs.Stop()
+
+	pctx, cancelPull := context.WithCancel(ctx)
+	raws := make(chan rawChunk, 1)
+	decoded := make(chan eventChunk, 1)
+	free := make(chan []core.Event, 2)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		defer close(raws)
+		p := puller{j: j, msgs: msgs, next: start, end: end, prev: prev}
+		p.run(pctx, raws, stop)
+	}()
+	go func() {
+		defer wg.Done()
+		defer close(decoded)
+		d := decoder{j: j, from: from}
+		d.run(raws, decoded, free, stop)
+	}()
+	defer func() {
+		cancelPull()
+		close(stop)
+		wg.Wait()
+	}()
+	for c := range decoded {
+		for i := range c.events {
+			if err := fn(c.events[i]); err != nil {
+				return err
+			}
+		}
+		if c.err != nil {
+			return c.err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// reader checks a Read's messages in order.
-type reader struct {
-	j    *Journal
-	next uint64 // stream sequence due next
-	due  uint64 // event seq due next (0 before the first message)
-	from uint64
-	prev [hashSize]byte
-	fn   func(core.Event) error
-	// fnErr is the error fn returned, which ends the Read as it is.
-	fnErr error
-}
-
-// fetch takes up to n messages from cons and delivers them.
-func (r *reader) fetch(ctx context.Context, cons jetstream.Consumer, n uint64) error {
-	batch, err := cons.Fetch(int(n), jetstream.FetchContext(ctx))
-	if err != nil {
-		return fmt.Errorf("natsjournal: read stream %s at message %d: %w", r.j.names.stream, r.next, err)
-	}
-	got := 0
-	for m := range batch.Messages() {
-		got++
-		if err := r.deliver(m); err != nil {
-			return err
+		select {
+		case free <- c.events:
+		default:
 		}
 	}
-	if err := batch.Error(); err != nil {
-		return fmt.Errorf("natsjournal: read stream %s at message %d: %w", r.j.names.stream, r.next, err)
-	}
-	if got == 0 {
-		return fmt.Errorf("natsjournal: stream %s sent nothing from message %d; try again", r.j.names.stream, r.next)
-	}
-	return nil
-}
-
-// deliver checks one message and passes its events on.
-func (r *reader) deliver(m jetstream.Msg) error {
-	meta, err := m.Metadata()
-	if err != nil || meta.Sequence.Stream != r.next {
-		return fmt.Errorf("natsjournal: stream %s sent a message out of order where message %d was due; try again",
-			r.j.names.stream, r.next)
-	}
-	body := m.Data()
-	h, err := parseHeader(m.Headers())
-	if err != nil {
-		return r.j.corrupt(r.next, "%v", err)
-	}
-	if chainNext(r.prev, body) != h.chain {
-		return r.j.corrupt(r.next, "its chain hash does not match its body and the hash before it (it was changed, or written outside the journal)")
-	}
-	rec, err := decodeMessage(m.Headers(), body)
-	if err != nil {
-		return r.j.corrupt(r.next, "%v", err)
-	}
-	switch {
-	case r.due == 0 && rec.first > r.from:
-		return r.j.corrupt(r.next, "it starts at seq %d, after seq %d that was looked for", rec.first, r.from)
-	case r.due != 0 && rec.first != r.due:
-		return r.j.corrupt(r.next, "it starts at seq %d, seq %d was due", rec.first, r.due)
-	}
-	for i := range rec.events {
-		if rec.events[i].Seq < r.from {
-			continue
-		}
-		if err := r.fn(rec.events[i]); err != nil {
-			r.fnErr = err
-			return err
-		}
-	}
-	r.prev, r.due, r.next = rec.chain, rec.last+1, r.next+1
 	return nil
 }
