@@ -122,6 +122,8 @@ func TestHubClusterLeaderKill(t *testing.T) {
 		mu      sync.Mutex // one journal: a writer takes the next seq and appends under it
 		acked   = map[string]uint64{}
 		failed  int
+		killAt  time.Time     // when the leader was killed
+		resumed time.Duration // from the kill to the first append acknowledged after it
 		killed  = make(chan string, 1)
 		wg      sync.WaitGroup
 		started sync.WaitGroup
@@ -144,6 +146,9 @@ func TestHubClusterLeaderKill(t *testing.T) {
 			return false
 		}
 		acked[id] = seq
+		if !killAt.IsZero() && resumed == 0 {
+			resumed = time.Since(killAt)
+		}
 		return true
 	}
 	started.Add(writers)
@@ -171,7 +176,10 @@ func TestHubClusterLeaderKill(t *testing.T) {
 						t.Errorf("no leader to kill (%q, %v)", leader, err)
 						continue
 					}
+					mu.Lock()
 					c.hubs[leader].kill()
+					killAt = time.Now()
+					mu.Unlock()
 					killed <- leader
 				}
 			}
@@ -207,7 +215,8 @@ func TestHubClusterLeaderKill(t *testing.T) {
 			t.Fatalf("acknowledged append %s at seq %d is not in the journal after %s was killed", id, seq, leader)
 		}
 	}
-	t.Logf("killed the leader %s; %d appends acknowledged, %d attempts failed during the election", leader, len(acked), failed)
+	t.Logf("killed the leader %s; %d appends acknowledged, %d attempts failed during the election; the first append after the kill was acknowledged %v after it",
+		leader, len(acked), failed, resumed.Round(time.Millisecond))
 
 	// A minority cannot commit: stop one of the two left.
 	var stopped *hubProc
