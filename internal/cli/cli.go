@@ -50,6 +50,9 @@ type app struct {
 	rawStdout io.Writer
 	stateDir  string
 	theme     string
+	// project (--project) makes this invocation a client of that project
+	// on the hub ([team]) instead of this state dir's host.
+	project string
 	// cfg is the config file, read on first need (app.config).
 	cfg *config.Config
 	// atExit runs when the command has returned (its output written), in
@@ -58,7 +61,7 @@ type app struct {
 	atExit []func()
 }
 
-const usageText = `usage: nexus [--state-dir DIR] [--theme dark|light|high-contrast|none] [COMMAND]
+const usageText = `usage: nexus [--state-dir DIR] [--project P] [--theme dark|light|high-contrast|none] [COMMAND]
 
 commands:
   (none) | tui          full-screen UI
@@ -88,6 +91,7 @@ commands:
   usage [--json] [--since 7d|DAY|TIME]   tokens and cost per thread, provider, day
   budget THREAD [--usd X] [--max-tokens N] | budget --daily [--usd X]
   hub [--listen HOST:PORT] [--cluster NAME ...]   team mode's server (NATS JetStream) until SIGTERM
+  team [--json]         the hub's projects by host, with their threads (--project P: any command on P through the hub)
   version`
 
 func (a *app) main(ctx context.Context, args []string) int {
@@ -138,6 +142,7 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	global.SetOutput(io.Discard)
 	global.StringVar(&a.stateDir, "state-dir", "", "state directory")
 	global.StringVar(&a.theme, "theme", "", "colour theme")
+	global.StringVar(&a.project, "project", "", "a project on the hub ([team]) to reach instead of this state dir's host")
 	help := global.Bool("help", false, "help")
 	global.BoolVar(help, "h", false, "help")
 	version := global.Bool("version", false, "print the version")
@@ -210,6 +215,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.cmdBudget(ctx, args)
 	case "hub":
 		return a.cmdHub(ctx, args)
+	case "team":
+		return a.cmdTeam(ctx, args)
 	case "worker":
 		return a.cmdWorker(ctx, args)
 	case "version":

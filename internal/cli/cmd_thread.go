@@ -171,15 +171,7 @@ func (a *app) threadList(ctx context.Context, args []string) error {
 		if th.Archived && !*all {
 			continue
 		}
-		pending := 0
-		for _, r := range st.RunsOf(th.ID) {
-			for _, q := range st.RequestsOf(r.ID) {
-				if q.Status == core.RequestPending {
-					pending++
-				}
-			}
-		}
-		rows = append(rows, row{th.ID, th.Title, th.Provider, th.Status, th.Runs, pending})
+		rows = append(rows, row{th.ID, th.Title, th.Provider, th.Status, th.Runs, pendingOf(st, th.ID)})
 	}
 	if *asJSON {
 		return json.NewEncoder(a.rawStdout).Encode(rows)

@@ -48,6 +48,9 @@ const (
 // `thread show` never hosts another invocation's long run and returns as
 // soon as it has printed; the other invocation retries and hosts itself.
 func (a *app) dialOrHost(ctx context.Context, readOnly bool) (*session, error) {
+	if a.project != "" {
+		return a.hubSession(ctx)
+	}
 	dir, err := a.resolveStateDir()
 	if err != nil {
 		return nil, err

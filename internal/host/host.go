@@ -141,6 +141,7 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 	reg.Bind(hctx, runner)
 	if tm != nil {
 		go h.watchLease(hctx)
+		h.serveTeam(hctx)
 	}
 	go func() {
 		h.runErr = runner.Run(hctx)

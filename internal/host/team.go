@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -23,9 +24,14 @@ import (
 // worktrees, the socket and the agents' processes stay in the state dir
 // and on this machine.
 type team struct {
-	nc    *nats.Conn
-	j     *natsjournal.Journal
-	lease *natsjournal.Lease
+	nc       *nats.Conn
+	j        *natsjournal.Journal
+	lease    *natsjournal.Lease
+	project  string
+	replicas int
+	// wg counts the goroutines serving the hub (serveTeam); close waits
+	// for them before it closes the connection.
+	wg sync.WaitGroup
 }
 
 // openTeam connects to the hub, takes the project's lease and opens the
@@ -51,7 +57,7 @@ func openTeam(ctx context.Context, t *config.Team, holder string) (*team, error)
 		nc.Close()
 		return nil, err
 	}
-	return &team{nc: nc, j: j, lease: lease}, nil
+	return &team{nc: nc, j: j, lease: lease, project: t.Project, replicas: t.Replicas}, nil
 }
 
 // journal is what the Runner appends through: the hub's journal behind
@@ -75,6 +81,7 @@ func (l leasedJournal) Append(ctx context.Context, cs []core.Commit) error {
 // close releases the lease (another host may take the project at once)
 // after the runner stopped.
 func (t *team) close() {
+	t.wg.Wait()
 	_ = t.j.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	_ = t.lease.Release(ctx)
@@ -122,4 +129,53 @@ func (h *Host) LeaseErr() error {
 // is on a hub.
 func teamRefusal(what string) error {
 	return &core.InputError{Msg: what + " reads the bbolt journal of a state dir; this host's journal is on the hub ([team]), which checks its chain on every read"}
+}
+
+// serveTeam serves the project to the rest of the hub until ctx ends:
+// the commands queued for it from any machine (natsjournal.ServeCommands,
+// on the same backend as the socket's clients) and the runner's live
+// text deltas for remote viewers (natsjournal.PublishLive).
+func (h *Host) serveTeam(ctx context.Context) {
+	t := h.team
+	t.wg.Add(2)
+	go func() {
+		defer t.wg.Done()
+		for ctx.Err() == nil {
+			err := natsjournal.ServeCommands(ctx, t.nc, t.project, t.replicas, h.backend, h.logf)
+			if ctx.Err() != nil {
+				return
+			}
+			h.logf("the hub's command queue of %s: %v; serving it again in a second", t.project, err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	go func() {
+		defer t.wg.Done()
+		h.forwardLive(ctx)
+	}()
+}
+
+// forwardLive publishes the runner's live events (text deltas, seq 0)
+// to the project's remote viewers until ctx ends.
+func (h *Host) forwardLive(ctx context.Context) {
+	from := h.team.j.Last() + 1
+	for ctx.Err() == nil {
+		sub, err := h.runner.Subscribe(ctx, from)
+		if err != nil {
+			return // the runner stopped
+		}
+		for ev := range sub.Events {
+			if ev.Seq > 0 {
+				from = ev.Seq + 1
+				continue
+			}
+			_ = natsjournal.PublishLive(h.team.nc, h.team.project, ev)
+		}
+		if !errors.Is(sub.Err(), core.ErrLagged) {
+			return
+		}
+	}
 }

@@ -176,7 +176,7 @@ func (j *Journal) lookUp(ctx context.Context, project string) error {
 func (j *Journal) streamConfig(project string) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        j.names.stream,
-		Description: "nexus journal of project " + project,
+		Description: journalDesc + project,
 		Subjects:    []string{j.names.subject + ">"},
 		Retention:   jetstream.LimitsPolicy,
 		// A journal is never trimmed: no limit, and should an account

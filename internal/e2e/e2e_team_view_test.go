@@ -1,0 +1,135 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// teamBox is one machine of a team: a state dir whose host keeps its
+// project's journal on the hub.
+func teamBox(t *testing.T, hub *hubProc, project string) *env {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[team]\nurl = %q\ncredentials = %q\nproject = %q\nlease = \"3s\"\n",
+		hub.url, hub.host, project)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	e.extra = append(e.extra, "NEXUS_CONFIG="+cfg)
+	return e
+}
+
+// serveBox starts a box's host and stops it when the test ends.
+func serveBox(t *testing.T, e *env) *bgProc {
+	t.Helper()
+	p := e.bg("serve")
+	eventually(t, "the host of "+e.dir+" serving", func() bool { return strings.Contains(p.so.String(), "serving") })
+	t.Cleanup(func() {
+		p.c.Process.Signal(syscall.SIGTERM)
+		p.wait(t)
+	})
+	return p
+}
+
+type teamRow struct {
+	Project string `json:"project"`
+	Host    string `json:"host"`
+	Up      bool   `json:"up"`
+	Threads []struct {
+		ID, Title, Status string
+		Pending           int `json:"pendingRequests"`
+	} `json:"threads"`
+}
+
+// teamView is `nexus team --json` run on e's side.
+func teamView(t *testing.T, e *env) map[string]teamRow {
+	t.Helper()
+	var rows []teamRow
+	if err := json.Unmarshal([]byte(e.must("team", "--json")), &rows); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]teamRow{}
+	for _, r := range rows {
+		out[r.Project] = r
+	}
+	return out
+}
+
+// Two boxes on one hub, each the host of its own project. From box A's
+// side, one view lists both hosts' threads grouped by host; a message
+// goes to a thread of each; an approval of a run on box B is answered
+// by a command line on box A, through the hub's command queue, and the
+// run completes on B. With B's host down, a command to B waits on the
+// hub ("no owner") and runs when B's host is back.
+func TestTeamOneViewCommandsFromAnywhere(t *testing.T) {
+	hub := startHubProc(t, t.TempDir())
+	a, b := teamBox(t, hub, "box-a"), teamBox(t, hub, "box-b")
+	serveA := serveBox(t, a)
+	serveB := serveBox(t, b)
+	thA := a.must("thread", "new", "--title", "work on A")
+	thB := b.must("thread", "new", "--title", "work on B")
+
+	view := teamView(t, a)
+	if ra, rb := view["box-a"], view["box-b"]; !ra.Up || !rb.Up || !strings.Contains(ra.Host, a.dir) || !strings.Contains(rb.Host, b.dir) ||
+		len(ra.Threads) != 1 || ra.Threads[0].ID != thA || len(rb.Threads) != 1 || rb.Threads[0].ID != thB {
+		t.Fatalf("nexus team on A's side: %+v; want box-a held by %s with %s and box-b held by %s with %s", view, a.dir, thA, b.dir, thB)
+	}
+	text := a.must("team")
+	if iA, iB := strings.Index(text, "work on A"), strings.Index(text, "work on B"); iA < 0 || iB < 0 ||
+		!strings.Contains(text, a.dir) || !strings.Contains(text, b.dir) {
+		t.Fatalf("nexus team prints:\n%s\nwant both hosts with their threads", text)
+	}
+
+	// A message to a thread on each box, from A's side.
+	a.must("send", thA, "hello from A")
+	if r := a.run("--project", "box-b", "send", thB, "hello to B"); r.code != 0 {
+		t.Fatalf("send to box B's thread from box A: exit %d, %s", r.code, r.err)
+	}
+	if v := b.show(thB); len(v.Runs) != 1 || v.Runs[0].Status != "completed" {
+		t.Fatalf("box B's thread after a send from A: %+v", v.Runs)
+	}
+
+	// An approval on B, answered from A.
+	r := a.run("--project", "box-b", "send", thB, "run `echo from-a > approved.txt`")
+	id := requestIDRE.FindString(r.out)
+	if r.code != 3 || id == "" {
+		t.Fatalf("a run on B that needs approval, sent from A: exit %d, out %q, err %q; want exit 3 with its request", r.code, r.out, r.err)
+	}
+	if n := teamView(t, a)["box-b"].Threads[0].Pending; n != 1 {
+		t.Fatalf("nexus team shows %d pending requests on box B's thread, want 1", n)
+	}
+	if r := a.run("--project", "box-b", "respond", id, "--allow"); r.code != 0 {
+		t.Fatalf("respond to B's request from A: exit %d, %s", r.code, r.err)
+	}
+	if v := b.show(thB); len(v.Runs) != 2 || v.Runs[1].Status != "completed" {
+		t.Fatalf("box B's run after the approval from A: %+v", v.Runs)
+	}
+	if got, _ := b.readWS("approved.txt"); got != "from-a\n" {
+		t.Fatalf("approved.txt in B's workspace = %q, want the command's output", got)
+	}
+	if _, ok := a.readWS("approved.txt"); ok {
+		t.Fatal("the approved command ran on box A")
+	}
+
+	// B's host down: the command waits on the hub, and runs when B is back.
+	serveB.c.Process.Signal(syscall.SIGTERM)
+	serveB.wait(t)
+	if v := teamView(t, a)["box-b"]; v.Up {
+		t.Fatalf("nexus team shows box-b up after its host stopped: %+v", v)
+	}
+	r = a.run("--project", "box-b", "send", thB, "while B was down")
+	if r.code == 0 || !strings.Contains(r.err, "no owner") || !strings.Contains(r.err, "queued") {
+		t.Fatalf("send to a project with no host: exit %d, err %q; want a failure saying it has no owner and the command is queued", r.code, r.err)
+	}
+	serveBox(t, b)
+	eventually(t, "the queued command run on B's return", func() bool {
+		v := b.show(thB)
+		return len(v.Runs) == 3 && v.Runs[2].Status == "completed"
+	})
+	_ = serveA
+}

@@ -1,0 +1,82 @@
+package natsjournal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// LeaseHolder names the host holding project's lease, or "" when no host
+// does (never taken, released, or expired). It only reads, so a viewer's
+// credentials do.
+func LeaseHolder(ctx context.Context, js jetstream.JetStream, project string) (string, error) {
+	nm, err := namesFor(project)
+	if err != nil {
+		return "", err
+	}
+	kv, err := js.KeyValue(ctx, nm.stream+"_LEASE")
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("natsjournal: the lease bucket of %s: %w", project, err)
+	}
+	e, err := kv.Get(ctx, leaseKey)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("natsjournal: the lease of %s: %w", project, err)
+	}
+	return string(e.Value()), nil
+}
+
+// ProjectInfo is one project on a hub: its key, the host holding its
+// lease ("" when none is up) and how many journal messages it has.
+type ProjectInfo struct {
+	Project string `json:"project"`
+	Owner   string `json:"owner"`
+	Commits uint64 `json:"commits"`
+}
+
+// journalDesc starts the description of every journal stream (journal.go's
+// streamConfig); the rest is the project's key.
+const journalDesc = "nexus journal of project "
+
+// Projects lists the projects with a journal on the hub nc is connected
+// to, by key, each with its owner: the hub's presence. A lease is the
+// presence of its host: it lives while the host renews it and expires a
+// TTL after the host stopped (lease.go).
+func Projects(ctx context.Context, nc *nats.Conn) ([]ProjectInfo, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("natsjournal: JetStream client: %w", err)
+	}
+	var out []ProjectInfo
+	lister := js.ListStreams(ctx)
+	for si := range lister.Info() {
+		c := si.Config
+		if !strings.HasPrefix(c.Name, streamPrefix) || !strings.HasPrefix(c.Description, journalDesc) {
+			continue
+		}
+		p := strings.TrimPrefix(c.Description, journalDesc)
+		if nm, err := namesFor(p); err != nil || nm.stream != c.Name {
+			continue
+		}
+		owner, err := LeaseHolder(ctx, js, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ProjectInfo{Project: p, Owner: owner, Commits: si.State.Msgs})
+	}
+	if err := lister.Err(); err != nil {
+		return nil, fmt.Errorf("natsjournal: list the hub's journals: %w", err)
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].Project < out[k].Project })
+	return out, nil
+}

@@ -1,0 +1,127 @@
+package natsjournal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nexus-tui/nexus/core"
+)
+
+// liveSubject is where a project's owner publishes its live events
+// (text deltas, seq 0) for the project's remote viewers: core NATS,
+// never stored (doc.go, "One view"). Part of the stream format.
+const liveSuffix = ".live" // nexus.<p>.live
+
+// maxLiveBytes bounds one live event a viewer takes in.
+const maxLiveBytes = 1 << 20
+
+func liveSubject(project string) string { return subjectPrefix + token(project) + liveSuffix }
+
+// PublishLive sends a live event (seq 0: a text delta) of project to its
+// remote viewers. It is best effort, as a delta is: the journal gets the
+// coalesced text.
+func PublishLive(nc *nats.Conn, project string, ev core.Event) error {
+	if ev.Seq != 0 {
+		return fmt.Errorf("natsjournal: event %d is journaled; only live events (seq 0) go to viewers", ev.Seq)
+	}
+	body, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	if len(body) > maxLiveBytes {
+		return nil
+	}
+	return nc.Publish(liveSubject(project), body)
+}
+
+// Subscribe follows the project's journal from seq from (the state and
+// then every event after it when from is 0), with the owner's live text
+// deltas in between (seq 0). It implements core.Backend. The feed wakes
+// on each new commit on the hub (a core NATS subscription to the
+// journal's subjects) and reads what is new from the stream, checked as
+// every Read is; it never polls.
+func (r *Remote) Subscribe(ctx context.Context, from uint64) (*core.Subscription, error) {
+	wake := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	jsub, err := r.nc.Subscribe(r.j.names.subject+">", func(*nats.Msg) { poke() })
+	if err != nil {
+		return nil, fmt.Errorf("natsjournal: follow the journal of %s: %w", r.project, err)
+	}
+	live := make(chan core.Event, 256)
+	lsub, err := r.nc.Subscribe(liveSubject(r.project), func(m *nats.Msg) {
+		var ev core.Event
+		if len(m.Data) > maxLiveBytes || json.Unmarshal(m.Data, &ev) != nil || ev.Seq != 0 {
+			return
+		}
+		select {
+		case live <- ev:
+		default: // a viewer that falls behind loses deltas, never events
+		}
+	})
+	if err != nil {
+		_ = jsub.Unsubscribe()
+		return nil, fmt.Errorf("natsjournal: follow the live text of %s: %w", r.project, err)
+	}
+	unsub := func() { _ = jsub.Unsubscribe(); _ = lsub.Unsubscribe() }
+	if err := r.nc.FlushTimeout(r.j.opts.Timeout); err != nil {
+		unsub()
+		return nil, fmt.Errorf("natsjournal: follow %s: %w", r.project, err)
+	}
+	sub := &core.Subscription{}
+	next := from
+	if from == 0 {
+		st, err := r.State(ctx)
+		if err != nil {
+			unsub()
+			return nil, err
+		}
+		sub.State, next = st, st.Seq+1
+	}
+	events := make(chan core.Event, 1024)
+	var mu sync.Mutex
+	var subErr error
+	sub.Events = events
+	sub.Err = func() error { mu.Lock(); defer mu.Unlock(); return subErr }
+	poke()
+	go func() {
+		defer close(events)
+		defer unsub()
+		send := func(ev core.Event) error {
+			select {
+			case events <- ev:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		var err error
+		for err == nil {
+			select {
+			case <-ctx.Done():
+				err = ctx.Err()
+			case ev := <-live:
+				err = send(ev)
+			case <-wake:
+				err = r.j.Read(ctx, next, func(ev core.Event) error {
+					if err := send(ev); err != nil {
+						return err
+					}
+					next = ev.Seq + 1
+					return nil
+				})
+			}
+		}
+		mu.Lock()
+		subErr = err
+		mu.Unlock()
+	}()
+	return sub, nil
+}
