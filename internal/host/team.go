@@ -172,7 +172,7 @@ func (h *Host) forwardLive(ctx context.Context) {
 				from = ev.Seq + 1
 				continue
 			}
-			_ = natsjournal.PublishLive(h.team.nc, h.team.project, ev)
+			_ = natsjournal.PublishLive(h.team.nc, h.team.project, ev, from-1)
 		}
 		if !errors.Is(sub.Err(), core.ErrLagged) {
 			return

@@ -130,6 +130,11 @@ func (r *Remote) Submit(ctx context.Context, cmd core.Command) (*core.Receipt, e
 // command id already (a retry), so no outcome comes here; its receipt is
 // looked for in the journal instead.
 func (r *Remote) await(ctx context.Context, sub *nats.Subscription, id string, dup bool) (*core.Receipt, error) {
+	if dup {
+		if rc, err := r.receipt(ctx, id); rc != nil || err != nil {
+			return rc, err
+		}
+	}
 	if owner, err := r.Owner(ctx); err != nil || owner == "" {
 		if err != nil {
 			return nil, err
@@ -162,12 +167,8 @@ func (r *Remote) await(ctx context.Context, sub *nats.Subscription, id string, d
 			return nil, fmt.Errorf("natsjournal: wait for the command's outcome: %w", err)
 		}
 		if dup {
-			st, err := r.State(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if rc := st.Receipts[id]; rc != nil {
-				return rc, nil
+			if rc, err := r.receipt(ctx, id); rc != nil || err != nil {
+				return rc, err
 			}
 		}
 		owner, err := r.Owner(ctx)
@@ -178,6 +179,15 @@ func (r *Remote) await(ctx context.Context, sub *nats.Subscription, id string, d
 			return nil, &NoOwnerError{Project: r.project, Command: id}
 		}
 	}
+}
+
+// receipt is the journal's receipt of command id, or nil.
+func (r *Remote) receipt(ctx context.Context, id string) (*core.Receipt, error) {
+	st, err := r.State(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.Receipts[id], nil
 }
 
 // cmdSubject looks up the project's command queue once (its owner makes

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/nats-io/nats.go"
@@ -20,10 +21,15 @@ const maxLiveBytes = 1 << 20
 
 func liveSubject(project string) string { return subjectPrefix + token(project) + liveSuffix }
 
+// hdrAfter is the seq of the last journaled event the owner had
+// published before a live event: a viewer that has read past it drops
+// the event, whose text the journal may already carry.
+const hdrAfter = "Nexus-After"
+
 // PublishLive sends a live event (seq 0: a text delta) of project to its
-// remote viewers. It is best effort, as a delta is: the journal gets the
-// coalesced text.
-func PublishLive(nc *nats.Conn, project string, ev core.Event) error {
+// remote viewers; after is the seq of the last journaled event before it.
+// It is best effort, as a delta is: the journal gets the coalesced text.
+func PublishLive(nc *nats.Conn, project string, ev core.Event, after uint64) error {
 	if ev.Seq != 0 {
 		return fmt.Errorf("natsjournal: event %d is journaled; only live events (seq 0) go to viewers", ev.Seq)
 	}
@@ -34,7 +40,17 @@ func PublishLive(nc *nats.Conn, project string, ev core.Event) error {
 	if len(body) > maxLiveBytes {
 		return nil
 	}
-	return nc.Publish(liveSubject(project), body)
+	m := nats.NewMsg(liveSubject(project))
+	m.Data = body
+	m.Header.Set(hdrAfter, strconv.FormatUint(after, 10))
+	return nc.PublishMsg(m)
+}
+
+// liveEvent is a live event with the seq its owner had journaled before
+// it.
+type liveEvent struct {
+	ev    core.Event
+	after uint64
 }
 
 // Subscribe follows the project's journal from seq from (the state and
@@ -55,14 +71,15 @@ func (r *Remote) Subscribe(ctx context.Context, from uint64) (*core.Subscription
 	if err != nil {
 		return nil, fmt.Errorf("natsjournal: follow the journal of %s: %w", r.project, err)
 	}
-	live := make(chan core.Event, 256)
+	live := make(chan liveEvent, 256)
 	lsub, err := r.nc.Subscribe(liveSubject(r.project), func(m *nats.Msg) {
 		var ev core.Event
-		if len(m.Data) > maxLiveBytes || json.Unmarshal(m.Data, &ev) != nil || ev.Seq != 0 {
+		after, aerr := strconv.ParseUint(m.Header.Get(hdrAfter), 10, 64)
+		if aerr != nil || len(m.Data) > maxLiveBytes || json.Unmarshal(m.Data, &ev) != nil || ev.Seq != 0 {
 			return
 		}
 		select {
-		case live <- ev:
+		case live <- liveEvent{ev, after}:
 		default: // a viewer that falls behind loses deltas, never events
 		}
 	})
@@ -107,8 +124,12 @@ func (r *Remote) Subscribe(ctx context.Context, from uint64) (*core.Subscription
 			select {
 			case <-ctx.Done():
 				err = ctx.Err()
-			case ev := <-live:
-				err = send(ev)
+			case le := <-live:
+				// A delta the journal may already carry is dropped: the
+				// UI shows the journal's text, and the next deltas.
+				if le.after+1 >= next {
+					err = send(le.ev)
+				}
 			case <-wake:
 				err = r.j.Read(ctx, next, func(ev core.Event) error {
 					if err := send(ev); err != nil {
