@@ -85,6 +85,15 @@ type Options struct {
 	// Notify says how the UI notifies (notify.go); the zero value: not
 	// at all.
 	Notify NotifyOptions
+	// Team lists the projects on the team's hub for the team dialog
+	// (team.go); it is called off the event loop. nil: no hub.
+	Team func(ctx context.Context) ([]TeamProject, error)
+	// Project is the hub project on screen ("" for none: a state dir's
+	// own journal, or a host whose project the dialog marks by name).
+	Project string
+	// Thread is the thread selected at start ("" or an unknown id: the
+	// most recently active).
+	Thread string
 	// IO replaces the terminal, for tests.
 	IO IO
 }

@@ -115,6 +115,9 @@ func (m *Model) dialogKey(msg tea.Msg) tea.Cmd {
 		if c, ok := m.missionAction(act); ok {
 			return tea.Batch(cmd, c)
 		}
+		if c, ok := m.teamAction(act); ok {
+			return tea.Batch(cmd, c)
+		}
 	}
 	return cmd
 }

@@ -203,7 +203,7 @@ func keyMsg(name string) tea.KeyPressMsg {
 		break
 	}
 	codes := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab, "up": tea.KeyUp,
-		"down": tea.KeyDown, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "f1": tea.KeyF1, "end": tea.KeyEnd,
+		"down": tea.KeyDown, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "f1": tea.KeyF1, "f4": tea.KeyF4, "end": tea.KeyEnd,
 		"home": tea.KeyHome, "backspace": tea.KeyBackspace, "left": tea.KeyLeft, "right": tea.KeyRight,
 		"space": tea.KeySpace}
 	if c, ok := codes[name]; ok {

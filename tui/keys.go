@@ -32,6 +32,8 @@ type KeyMap struct {
 	Usage      key.Binding
 	// Missions opens the missions view (mission_view.go).
 	Missions key.Binding
+	// Team opens the team dialog: the hub's projects by host (team.go).
+	Team key.Binding
 	// The selected thread and the list (thread_manage.go).
 	RenameThread  key.Binding
 	ArchiveThread key.Binding
@@ -144,6 +146,7 @@ func DefaultKeyMap() KeyMap {
 		Worktree:      bind("ctrl+l/alt+w", "the thread's worktree: diff, commit, merge, archive", "ctrl+l", "alt+w"),
 		Usage:         bind("alt+u/alt+$", "cost view: tokens and cost per thread, provider, day", "alt+u", "alt+$"),
 		Missions:      bind("f3/alt+i", "missions: task graph; approve, retry, vote, stop", "f3", "alt+i"),
+		Team:          bind("f4/alt+h", "team: every host's threads on the hub; open one", "f4", "alt+h"),
 		RenameThread:  bind("f2", "rename the selected thread", "f2"),
 		ArchiveThread: bind("alt+a", "archive the selected thread (asks first)", "alt+a"),
 		SortThreads:   bind("alt+s", "order the list: created, needs me, repo, recent", "alt+s"),
@@ -235,7 +238,7 @@ type keyGroup struct {
 func (k KeyMap) groups() []keyGroup {
 	return []keyGroup{
 		{"Everywhere", []key.Binding{k.Quit, k.Help, k.NewThread, k.Answer, k.Palette, k.FocusNext, k.FocusPrev,
-			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Worktree, k.Usage, k.Missions, k.Grid,
+			k.PageUp, k.PageDown, k.NextThread, k.PrevThread, k.Interrupt, k.Resume, k.Fork, k.Switch, k.Rollback, k.Worktree, k.Usage, k.Missions, k.Team, k.Grid,
 			k.WiderLeft, k.NarrowerLeft, k.TallerTodos, k.ShorterTodos}},
 		{"The selected thread and the list", []key.Binding{k.RenameThread, k.ArchiveThread, k.SortThreads}},
 		{"Composer", []key.Binding{k.Send, k.Queue, k.Restart, k.Newline, k.ClearDraft, k.HistoryPrev, k.HistoryNext, k.Leave}},

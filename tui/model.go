@@ -35,6 +35,9 @@ type Model struct {
 	st     themes.Styles
 	keys   KeyMap
 	resync func() // asks the bridge for a fresh snapshot; never blocks
+	// switchTo is the project the person opened in the team dialog; Run
+	// returns it.
+	switchTo *SwitchProject
 
 	width, height int
 	lay           layout
@@ -147,6 +150,7 @@ func newModel(ctx context.Context, b Backend, opts Options, st themes.Styles) *M
 	m.composer = newComposer(st, m.keys)
 	m.composer.focus()
 	m.reqBox.input = newInput(st, "your answer")
+	m.selected = opts.Thread
 	m.resize(80, 24)
 	return m
 }
@@ -251,6 +255,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.worktreeDone(msg)
 	case editorMsg:
 		return m.editorDone(msg)
+	case teamMsg:
+		return m.teamLoaded(msg)
 	}
 	return nil
 }

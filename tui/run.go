@@ -67,6 +67,9 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, tea.ErrInterrupted) {
 		return nil // ended by a signal or the caller's context: not an error
 	}
+	if err == nil && m.switchTo != nil {
+		return m.switchTo
+	}
 	return err
 }
 

@@ -129,6 +129,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.openUsage(), true
 	case key.Matches(k, m.keys.Missions):
 		return m.openMissions(), true
+	case key.Matches(k, m.keys.Team):
+		return m.openTeam(), true
 	case key.Matches(k, m.keys.Diff):
 		return m.openDiff(), true
 	case key.Matches(k, m.keys.TermZoom):

@@ -12,6 +12,7 @@ import (
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/internal/config"
 	"github.com/nexus-tui/nexus/store/natsjournal"
+	"github.com/nexus-tui/nexus/tui"
 )
 
 // hubTimeout bounds reaching the hub for one command.
@@ -60,7 +61,15 @@ func (a *app) hubSession(ctx context.Context) (*session, error) {
 		nc.Close()
 		return nil, fmt.Errorf("project %s on the hub: %w; `nexus team` lists the hub's projects", a.project, err)
 	}
-	return &session{Backend: r, dir: "hub:" + a.project, stop: func() { _ = r.Close(); nc.Close() }}, nil
+	// dir stays this machine's state dir: the UI keeps its layout and
+	// drafts there; nothing else of it is used.
+	dir, err := a.resolveStateDir()
+	if err != nil {
+		_ = r.Close()
+		nc.Close()
+		return nil, err
+	}
+	return &session{Backend: r, dir: dir, stop: func() { _ = r.Close(); nc.Close() }}, nil
 }
 
 // cmdTeam is `nexus team [--json]`: every project on the hub, grouped
@@ -71,50 +80,9 @@ func (a *app) cmdTeam(ctx context.Context, args []string) error {
 	if _, err := parseArgs(fs, args, 0, 0, "nexus team [--json]"); err != nil {
 		return err
 	}
-	nc, _, _, err := a.dialHub()
+	out, err := a.readTeam(ctx)
 	if err != nil {
 		return err
-	}
-	defer nc.Close()
-	lctx, cancel := context.WithTimeout(ctx, hubTimeout)
-	defer cancel()
-	projects, err := natsjournal.Projects(lctx, nc)
-	if err != nil {
-		return err
-	}
-	type thread struct {
-		ID      string            `json:"id"`
-		Title   string            `json:"title"`
-		Status  core.ThreadStatus `json:"status"`
-		Pending int               `json:"pendingRequests"`
-	}
-	type project struct {
-		Project string   `json:"project"`
-		Host    string   `json:"host"`
-		Up      bool     `json:"up"`
-		Threads []thread `json:"threads"`
-		Error   string   `json:"error,omitempty"`
-	}
-	out := []project{}
-	for _, p := range projects {
-		row := project{Project: p.Project, Host: p.Owner, Up: p.Owner != "", Threads: []thread{}}
-		r, err := natsjournal.OpenRemote(lctx, nc, p.Project, natsjournal.RemoteOptions{ReadOnly: true})
-		if err == nil {
-			var st *core.State
-			st, err = r.State(lctx)
-			_ = r.Close()
-			if err == nil {
-				for _, th := range sortedThreads(st) {
-					if !th.Archived {
-						row.Threads = append(row.Threads, thread{th.ID, th.Title, th.Status, pendingOf(st, th.ID)})
-					}
-				}
-			}
-		}
-		if err != nil {
-			row.Error = err.Error()
-		}
-		out = append(out, row)
 	}
 	if *asJSON {
 		return json.NewEncoder(a.rawStdout).Encode(out)
@@ -148,6 +116,81 @@ func (a *app) cmdTeam(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+// teamProject is one project of `nexus team` (its --json shape).
+type teamProject struct {
+	Project string       `json:"project"`
+	Host    string       `json:"host"`
+	Up      bool         `json:"up"`
+	Threads []teamThread `json:"threads"`
+	Error   string       `json:"error,omitempty"`
+}
+
+type teamThread struct {
+	ID      string            `json:"id"`
+	Title   string            `json:"title"`
+	Status  core.ThreadStatus `json:"status"`
+	Pending int               `json:"pendingRequests"`
+}
+
+// readTeam reads every project on the hub: its owner and its threads.
+func (a *app) readTeam(ctx context.Context) ([]teamProject, error) {
+	nc, _, _, err := a.dialHub()
+	if err != nil {
+		return nil, err
+	}
+	defer nc.Close()
+	lctx, cancel := context.WithTimeout(ctx, hubTimeout)
+	defer cancel()
+	projects, err := natsjournal.Projects(lctx, nc)
+	if err != nil {
+		return nil, err
+	}
+	out := []teamProject{}
+	for _, p := range projects {
+		row := teamProject{Project: p.Project, Host: p.Owner, Up: p.Owner != "", Threads: []teamThread{}}
+		r, err := natsjournal.OpenRemote(lctx, nc, p.Project, natsjournal.RemoteOptions{ReadOnly: true})
+		if err == nil {
+			var st *core.State
+			st, err = r.State(lctx)
+			_ = r.Close()
+			if err == nil {
+				for _, th := range sortedThreads(st) {
+					if !th.Archived {
+						row.Threads = append(row.Threads, teamThread{th.ID, th.Title, th.Status, pendingOf(st, th.ID)})
+					}
+				}
+			}
+		}
+		if err != nil {
+			row.Error = err.Error()
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// tuiTeam is the UI's team dialog source (nil without a hub).
+func (a *app) tuiTeam(cfg *config.Config) func(context.Context) ([]tui.TeamProject, error) {
+	if cfg == nil || cfg.Team == nil {
+		return nil
+	}
+	return func(ctx context.Context) ([]tui.TeamProject, error) {
+		ps, err := a.readTeam(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]tui.TeamProject, 0, len(ps))
+		for _, p := range ps {
+			tp := tui.TeamProject{Project: p.Project, Host: p.Host, Up: p.Up, Err: p.Error}
+			for _, th := range p.Threads {
+				tp.Threads = append(tp.Threads, tui.TeamThread{ID: th.ID, Title: th.Title, Status: string(th.Status), Pending: th.Pending})
+			}
+			out = append(out, tp)
+		}
+		return out, nil
+	}
 }
 
 // pendingOf counts the thread's requests waiting for an answer.

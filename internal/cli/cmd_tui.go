@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -38,6 +39,25 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
 		return usageErr("the full-screen UI needs a terminal; from scripts use the subcommands (nexus --help)")
 	}
+	thread := ""
+	for {
+		err := a.tuiOnce(ctx, in, out, theme, cfg, thread)
+		var sw *tui.SwitchProject
+		if !errors.As(err, &sw) {
+			return err
+		}
+		// The team dialog opened another project: this box's own goes
+		// to its host (terminals, diffs), any other through the hub.
+		a.project, thread = sw.Project, sw.Thread
+		if cfg.Team != nil && sw.Project == cfg.Team.Project {
+			a.project = ""
+		}
+	}
+}
+
+// tuiOnce runs the UI on one project until it quits or opens another
+// (*tui.SwitchProject). thread is selected at start ("" : the latest).
+func (a *app) tuiOnce(ctx context.Context, in, out *os.File, theme string, cfg *config.Config, thread string) error {
 	s, err := a.connect(ctx)
 	if err != nil {
 		return err
@@ -50,6 +70,10 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 		defer s.stop()
 	}
 	label := "host"
+	project := a.project
+	if project == "" && cfg.Team != nil {
+		project = cfg.Team.Project
+	}
 	var liveTerms func() int
 	if s.host != nil {
 		liveTerms = func() int {
@@ -65,7 +89,9 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 	var labelNow func() string
 	var stopHost func(context.Context) error
 	client, _ := s.Backend.(*api.Client)
-	if s.host == nil {
+	if a.project != "" {
+		label = "hub: " + a.project
+	} else if s.host == nil {
 		label = "client"
 		if client != nil {
 			labelNow = func() string { return fmt.Sprintf("client of pid %d", client.Info().PID) }
@@ -89,7 +115,8 @@ func (a *app) cmdTUI(ctx context.Context, args []string) error {
 	// host's hostBackend or an api.Client), which the UI type-asserts.
 	err = tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label, HostLabelNow: labelNow,
 		Host: s.host != nil, LiveTerminals: liveTerms, StopHost: stopHost, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
-		Diff: tuiDiff(s.Backend, s.dir), Worktrees: tuiWorktrees(s.Backend, wts), Scrollback: tuiScrollback(cfg), Notify: tuiNotify(cfg), IO: tui.IO{Input: in, Output: out}})
+		Diff: tuiDiff(s.Backend, s.dir), Worktrees: tuiWorktrees(s.Backend, wts), Scrollback: tuiScrollback(cfg), Notify: tuiNotify(cfg), IO: tui.IO{Input: in, Output: out},
+		Team: a.tuiTeam(cfg), Project: project, Thread: thread})
 	if client != nil && err == nil {
 		// Back on the plain terminal: say what keeps running.
 		sctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -133,3 +133,40 @@ func TestTeamOneViewCommandsFromAnywhere(t *testing.T) {
 	})
 	_ = serveA
 }
+
+// The UI of a laptop on the hub: attached to box A's project it shows
+// A's thread; the team dialog (f4) lists both hosts with their threads;
+// opening B's thread moves the UI to B's project, a message typed there
+// runs on B (its approval answered with one key in the UI), and the run
+// completes in B's workspace.
+func TestTeamUIOnTheHub(t *testing.T) {
+	hub := startHubProc(t, t.TempDir())
+	a, b := teamBox(t, hub, "box-a"), teamBox(t, hub, "box-b")
+	serveBox(t, a)
+	serveBox(t, b)
+	a.must("thread", "new", "--title", "thread of A")
+	b.must("thread", "new", "--title", "thread of B")
+	laptop := teamBox(t, hub, "laptop")
+
+	tt := laptop.startShell(t)
+	tt.text(fmt.Sprintf("env NO_COLOR=1 %s %q --state-dir %q --project box-a; echo $? > %q",
+		strings.Join(laptop.extra, " "), nexusBin, laptop.dir, tt.exitTo))
+	tt.keys("Enter")
+	tt.waitForAll("thread of A", "hub: box-a")
+	tt.keys("F4")
+	tt.waitForAll("project box-a (on screen)", "project box-b", "thread of A", "thread of B")
+	tt.keys("Down", "Down", "Down", "Enter")
+	tt.waitForAll("hub: box-b", "thread of B", "No runs yet")
+	tt.text("run `echo via-ui > ui.txt`")
+	tt.keys("Enter")
+	tt.waitForAll("Allow run_command", "1 allow once", "press 1-3") // armed
+	tt.keys("1")
+	tt.waitForAll("allowed once", "exit code 0")
+	if got, _ := b.readWS("ui.txt"); got != "via-ui\n" {
+		t.Fatalf("ui.txt in B's workspace = %q after the run from the laptop's UI", got)
+	}
+	tt.quitIdle()
+	if code := tt.waitExit(); code != "0" {
+		t.Fatalf("the UI exited %s", code)
+	}
+}

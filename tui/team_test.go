@@ -1,0 +1,60 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// teamOf is a hub of two projects: "web" (on screen, the demo state's
+// threads) on box A, and "api" on box B, whose host is down.
+func teamOf(hs *harness) {
+	hs.m.opts.Project = "web"
+	hs.m.opts.Team = func(context.Context) ([]TeamProject, error) {
+		return []TeamProject{
+			{Project: "web", Host: "boxa:/state (pid 1)", Up: true, Threads: []TeamThread{
+				{ID: "t1", Title: "fix the parser", Status: "waiting", Pending: 1},
+				{ID: "t2", Title: "write docs", Status: "idle"}}},
+			{Project: "api", Host: "", Up: false, Threads: []TeamThread{{ID: "tb1", Title: "port the handlers", Status: "idle"}}},
+		}, nil
+	}
+}
+
+// The team dialog lists every project of the hub under its host (or
+// says it has no owner) with its threads; picking a thread of the
+// project on screen selects it, and one of another project ends the UI
+// with that project and thread to open.
+func TestTeamDialogListsEveryHostAndOpensAThread(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	teamOf(hs)
+	hs.press("f4")
+	scr := hs.screen()
+	for _, want := range []string{"Team: every host's projects and threads", "project web (on screen)", "boxa:/state (pid 1)",
+		"fix the parser", "waiting · 1 waiting for you", "write docs", "project api", "no owner: commands wait", "port the handlers"} {
+		if !strings.Contains(scr, want) {
+			t.Fatalf("the team dialog does not show %q:\n%s", want, scr)
+		}
+	}
+	if strings.Index(scr, "write docs") > strings.Index(scr, "project api") {
+		t.Fatalf("a thread of web is listed under api:\n%s", scr)
+	}
+	hs.press("down", "down", "enter") // "write docs", on screen
+	if hs.quit || hs.m.selected != "t2" || hs.m.switchTo != nil {
+		t.Fatalf("picking a thread on screen: quit %v, selected %q, switch %+v; want t2 selected in place", hs.quit, hs.m.selected, hs.m.switchTo)
+	}
+	hs.press("f4", "down", "down", "down", "down", "enter") // "port the handlers", on api
+	var sw *SwitchProject
+	if !hs.quit || !errors.As(error(hs.m.switchTo), &sw) || sw.Project != "api" || sw.Thread != "tb1" {
+		t.Fatalf("picking a thread of another project: quit %v, switch %+v; want the UI to end opening api's tb1", hs.quit, hs.m.switchTo)
+	}
+}
+
+// Without a hub the key says what team mode needs, and opens nothing.
+func TestTeamKeyWithoutAHub(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.press("f4")
+	if scr := hs.screen(); !strings.Contains(scr, "no hub: team mode needs a [team] table") || len(hs.m.dialogs) != 0 {
+		t.Fatalf("f4 without a hub:\n%s", scr)
+	}
+}
