@@ -104,6 +104,10 @@
 //     the file's text comes back as the draft), alt+o on the diff of the
 //     diff view or on the file a step at the cursor
 //     wrote or read (only inside the thread's workspace).
+//   - team.go is the team dialog (f4, alt+h): Options.Team lists the
+//     hub's projects off the event loop; a UI shows one project (one
+//     journal) at a time, so opening another project's thread ends Run
+//     with a *SwitchProject that the caller turns into a new UI on it.
 //   - mission_view.go is the missions view (f3, alt+i): every mission,
 //     newest first, with a row per task (number and dependencies, agent,
 //     status, attempt, last verification, cost, a star on a race's
@@ -322,6 +326,11 @@
 //	              list, m marks the workspace as it is now)
 //	f3, alt+i     the missions view: task graphs; a approve, r retry, v
 //	              vote, x stop (asks), enter open the thread, esc close
+//	f4, alt+h     the team dialog (team mode): every project on the hub
+//	              under the host holding it, with its threads; enter opens
+//	              one (another project ends Run with *SwitchProject, and
+//	              the caller opens the UI on it); without Options.Team it
+//	              says the config needs a [team] table
 //	alt+u, alt+$  the cost view: tokens and cost per thread, provider and
 //	              day, and the selected thread's budget; up/down (j/k)
 //	              scroll it, esc, q or alt+u again closes it

@@ -16,6 +16,17 @@
 // period with no client and no live work. All three wait on
 // host.Host.Watch: signals, never a polling loop.
 //
+// Team mode (cmd_team.go): `--project P` makes the invocation a client
+// of project P on the hub of the config's [team] table instead of the
+// state dir's host: its session's backend is a natsjournal.Remote (state
+// and events from the project's journal, commands through the project's
+// command queue to whichever host holds it). Every command and the UI
+// run on it unchanged; a command with no host to run it fails saying it
+// is queued ("no owner"). `nexus team` lists the hub's projects by host.
+// The UI loops on tui.SwitchProject: the team dialog's pick reopens it on
+// that project (this box's own project through its own host, any other
+// through the hub).
+//
 // # Waiting
 //
 // send, respond, run and resume wait until the runs they started or let

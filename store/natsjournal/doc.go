@@ -209,6 +209,60 @@
 // the port has one seq for the whole project, so the compare-and-swap is
 // on the stream's sequence, not per subject.
 //
+// # Commands from anywhere
+//
+// A project's commands travel through a work-queue stream of their own
+// (commands.go):
+//
+//	stream   NEXUS_<p>_CMD   work-queue retention, file storage, the
+//	                         journal's replicas, duplicate window 10 min
+//	subject  nexus.<p>.c     one message per command: core.Command as
+//	                         JSON (the socket's encoding), Nats-Msg-Id the
+//	                         command id, Nexus-Reply a core NATS inbox
+//
+// Remote.Submit publishes the command and waits on its inbox. The
+// project's owner (the host holding its lease, internal/host) runs
+// ServeCommands: it pulls the stream through the durable consumer
+// "owner" one command at a time (MaxAckPending 1, so commands run in the
+// order they were queued), decodes it strictly (an unknown field or no
+// id is refused input), submits it to its Runner, publishes the outcome
+// on Nexus-Reply ({"receipt": ...}, or {"error": ..., "input": true}
+// for refused input) once the events are durable, and only then acks
+// (a double ack, so the server has it). An owner that stops before the
+// ack leaves the message to the next owner (after AckWait, 30 s, or at
+// once on a Nak when it is stopping); the Runner answers a command id it
+// has journaled with the first receipt, so nothing runs twice. The
+// stream's duplicate window drops a resent command id; Submit then reads
+// the receipt from the journal. When no host holds the lease, Submit
+// returns a *NoOwnerError (ErrNoOwner) at once: the command stays queued
+// and runs when a host takes the project. While it waits for an owner's
+// answer it looks again every 2 s whether the owner is still there.
+// Paths in a command (a workspace, a worktree) are the owner's machine's.
+//
+// # One view
+//
+// Each project is one host's at a time, so the team's one view is the
+// hub's projects grouped by the host holding each. Projects (owner.go)
+// lists the journal streams (their description names the project) and
+// each one's lease holder (LeaseHolder): the lease is the host's
+// presence, a KV entry with a TTL that lives while the host renews it.
+// Remote is a project seen from any machine, a core.Backend: State
+// replays its snapshot and journal (read-only), Subscribe follows the
+// journal and Submit queues commands. The UI and every command run on it
+// unchanged (`nexus --project P`).
+//
+// Subscribe holds a core NATS subscription to the journal's subjects
+// (nexus.<p>.j.>) as a wake-up: each new commit wakes it and it Reads
+// what is new, checked as every Read is, so it never polls. Live text
+// deltas (core.EvNodeDelta, seq 0) come from the owner on nexus.<p>.live
+// (PublishLive: the event as JSON, never stored) with a Nexus-After
+// header, the seq of the last journaled event the owner had sent before
+// it. A subscriber that has already delivered events past that seq drops
+// the delta, whose text the journal may then carry: the UI's bridge
+// joins deltas to journaled text only in the order the host made them,
+// and a late delta would show text twice. A subscriber that falls
+// behind loses deltas (256 are held), never events.
+//
 // # Concurrency
 //
 // All methods are safe for concurrent use. Appends are serialised by the
