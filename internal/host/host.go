@@ -79,7 +79,11 @@ func Start(dir string, lockTimeout time.Duration, cfg *config.Config, private bo
 			st.Close()
 			return nil, fmt.Errorf("state dir %s has a journal of its own (%d events) and the config names a hub ([team]): team mode starts from a state dir of its own; use another --state-dir, or remove [team]", dir, st.Last())
 		}
-		if tm, err = openTeam(context.Background(), cfg.Team, leaseHolder(dir)); err != nil {
+		holder, err := leaseHolder(dir)
+		if err == nil {
+			tm, err = openTeam(context.Background(), cfg.Team, holder)
+		}
+		if err != nil {
 			st.Close()
 			return nil, err
 		}

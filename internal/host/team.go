@@ -2,9 +2,13 @@ package host
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,12 +42,19 @@ type team struct {
 // journal. holder names this host in the lease. A lease another host
 // holds fails with an error matching natsjournal.ErrLeaseHeld (`nexus
 // serve --take-over` waits and tries again).
+//
+// The caller holds the state dir's lock, so an earlier host of the same
+// state dir (holder ends in the same " #id") is dead: its lease is taken
+// at once rather than waited out, and a host restarted after a crash
+// serves again in a moment.
 func openTeam(ctx context.Context, t *config.Team, holder string) (*team, error) {
 	nc, err := natsjournal.Connect(t.URL, natsjournal.ConnectOptions{Credentials: t.Credentials, CA: t.CA, Name: holder})
 	if err != nil {
 		return nil, err
 	}
-	lease, err := natsjournal.AcquireLease(ctx, nc, t.Project, holder, natsjournal.LeaseOptions{TTL: t.Lease})
+	self := holder[strings.LastIndex(holder, " #"):]
+	lease, err := natsjournal.AcquireLease(ctx, nc, t.Project, holder, natsjournal.LeaseOptions{TTL: t.Lease,
+		Replaces: func(h string) bool { return strings.HasSuffix(h, self) }})
 	if err != nil {
 		nc.Close()
 		if errors.Is(err, natsjournal.ErrLeaseHeld) {
@@ -89,13 +100,42 @@ func (t *team) close() {
 	t.nc.Close()
 }
 
-// leaseHolder names this host in its lease: machine, state dir, pid.
-func leaseHolder(dir string) string {
+// leaseHolder names this host in its lease: machine, state dir, pid and
+// the state dir's id (stateDirID), "box:/home/me/.nexus (pid 42) #9f2c...".
+func leaseHolder(dir string) (string, error) {
 	name, err := os.Hostname()
 	if err != nil {
 		name = "unknown"
 	}
-	return fmt.Sprintf("%s:%s (pid %d)", name, dir, os.Getpid())
+	id, err := stateDirID(dir)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s:%s (pid %d) #%s", name, dir, os.Getpid(), id), nil
+}
+
+// idFile holds a state dir's random id: it tells this state dir's
+// earlier hosts from any other host of the project, on any machine.
+const idFile = "host-id"
+
+// stateDirID returns the state dir's id, making it on first use (or
+// anew when the file does not hold one).
+func stateDirID(dir string) (string, error) {
+	path := filepath.Join(dir, idFile)
+	if b, err := os.ReadFile(path); err == nil {
+		if id := strings.TrimSpace(string(b)); len(id) == 32 && strings.Trim(id, "0123456789abcdef") == "" {
+			return id, nil
+		}
+	}
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	id := hex.EncodeToString(raw[:])
+	if err := os.WriteFile(path, []byte(id+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("the state dir's id (%s): %w", path, err)
+	}
+	return id, nil
 }
 
 // watchLease stops the host when its lease is lost: past its own
@@ -170,6 +210,9 @@ func (h *Host) forwardLive(ctx context.Context) {
 		for ev := range sub.Events {
 			if ev.Seq > 0 {
 				from = ev.Seq + 1
+				if len(sub.Events) == 0 {
+					_ = natsjournal.PublishTail(h.team.nc, h.team.project, ev.Seq)
+				}
 				continue
 			}
 			_ = natsjournal.PublishLive(h.team.nc, h.team.project, ev, from-1)

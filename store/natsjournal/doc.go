@@ -253,7 +253,12 @@
 //
 // Subscribe holds a core NATS subscription to the journal's subjects
 // (nexus.<p>.j.>) as a wake-up: each new commit wakes it and it Reads
-// what is new, checked as every Read is, so it never polls. Live text
+// what is new, checked as every Read is, so it never polls. A commit's
+// message can reach it before the stream has stored it (the read then
+// finds nothing), so the owner also sends a tail notice on the live
+// subject once an append returned (PublishTail: header Nexus-Tail, the
+// last durable seq, no body); a subscriber behind a notice reads again
+// (three times at most without progress, then it waits for the next). Live text
 // deltas (core.EvNodeDelta, seq 0) come from the owner on nexus.<p>.live
 // (PublishLive: the event as JSON, never stored) with a Nexus-After
 // header, the seq of the last journaled event the owner had sent before

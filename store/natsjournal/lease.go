@@ -25,6 +25,11 @@ import (
 // Lost is closed then, and the holder must stop starting effects. The
 // journal's compare-and-swap fences whatever a stale holder still tries
 // to append.
+//
+// A host restarted on the same state dir replaces its dead predecessor's
+// lease at once (LeaseOptions.Replaces: internal/host names a state dir
+// by a random id in its holder string, and holding the state dir's lock
+// proves the earlier host gone), so a crash costs no lease TTL.
 
 // DefaultLeaseTTL is a lease's time to live when none is given.
 const DefaultLeaseTTL = 15 * time.Second
@@ -77,6 +82,12 @@ type LeaseOptions struct {
 	// NoRenew leaves renewal to the caller (Renew); for tests that stand
 	// for a host that stopped.
 	NoRenew bool
+	// Replaces, when set, names holders this one takes the lease from at
+	// once instead of waiting for it to expire: holders the caller knows
+	// are dead (a host restarted on the same state dir, whose lock it now
+	// holds). The lease is taken by a compare-and-swap on the entry read,
+	// so a holder that renewed in between keeps it.
+	Replaces func(holder string) bool
 }
 
 // AcquireLease takes project's lease for holder, or fails with a
@@ -107,10 +118,22 @@ func AcquireLease(ctx context.Context, nc *nats.Conn, project, holder string, op
 	rev, err := kv.Create(ctx, leaseKey, []byte(holder))
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		who := "another host"
-		if e, gerr := kv.Get(ctx, leaseKey); gerr == nil {
+		e, gerr := kv.Get(ctx, leaseKey)
+		if gerr == nil {
 			who = string(e.Value())
 		}
-		return nil, &LeaseHeldError{Project: project, Holder: who, TTL: ttl}
+		if gerr == nil && opts.Replaces != nil && opts.Replaces(who) {
+			sent = l.now()
+			rev, err = kv.Update(ctx, leaseKey, []byte(holder), e.Revision())
+			if isWrongRevision(err) || errors.Is(err, jetstream.ErrKeyNotFound) {
+				err = jetstream.ErrKeyExists // renewed or gone meanwhile: try again
+			}
+		} else {
+			return nil, &LeaseHeldError{Project: project, Holder: who, TTL: ttl}
+		}
+	}
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return nil, &LeaseHeldError{Project: project, Holder: "another host", TTL: ttl}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("natsjournal: take the lease of %s: %w", project, err)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // One writer per journal: a second host cannot take a held lease and is
@@ -92,4 +94,39 @@ func revisionOf(l *Lease) uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.revision
+}
+
+// A holder the new one knows is dead (the same state dir's earlier host)
+// is replaced at once, without waiting for its lease to expire; its
+// renewal then fails. Any other holder keeps the lease.
+func TestLeaseReplacesAKnownDeadHolder(t *testing.T) {
+	h := startHub(t, t.TempDir())
+	nc := connect(t, h.url)
+	ctx := context.Background()
+	opts := LeaseOptions{TTL: time.Hour, NoRenew: true}
+	old, err := AcquireLease(ctx, nc, testProject, "box:/state (pid 1) #abc", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDir := func(holder string) bool { return strings.HasSuffix(holder, " #abc") }
+	_, err = AcquireLease(ctx, nc, testProject, "box:/other (pid 2) #def", LeaseOptions{TTL: time.Hour,
+		Replaces: func(holder string) bool { return strings.HasSuffix(holder, " #def") }})
+	if !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("a host of another state dir took a live lease: %v", err)
+	}
+	next, err := AcquireLease(ctx, nc, testProject, "box:/state (pid 3) #abc", LeaseOptions{TTL: time.Hour, Replaces: sameDir})
+	if err != nil {
+		t.Fatalf("the restarted host of the same state dir waits for its dead predecessor's lease: %v", err)
+	}
+	defer next.Release(ctx)
+	if err := old.Renew(ctx); err == nil || old.Valid() {
+		t.Fatalf("the replaced holder renewed its lease (%v)", err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if who, err := LeaseHolder(ctx, js, testProject); err != nil || who != "box:/state (pid 3) #abc" {
+		t.Fatalf("the lease names %q after the replacement (%v)", who, err)
+	}
 }

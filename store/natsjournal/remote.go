@@ -51,6 +51,9 @@ type Remote struct {
 	project string
 	opts    RemoteOptions
 	j       *Journal
+	// wake is the subject whose messages wake a subscription: the
+	// journal's commits (tests set another to leave only tail notices).
+	wake string
 
 	mu      sync.Mutex
 	subject string // the command queue's subject, once looked up
@@ -68,7 +71,7 @@ func OpenRemote(ctx context.Context, nc *nats.Conn, project string, opts RemoteO
 		_ = j.Close()
 		return nil, fmt.Errorf("natsjournal: JetStream client: %w", err)
 	}
-	return &Remote{nc: nc, js: js, project: project, opts: opts, j: j}, nil
+	return &Remote{nc: nc, js: js, project: project, opts: opts, j: j, wake: j.names.subject + ">"}, nil
 }
 
 // Close closes the project's journal; nc stays open.

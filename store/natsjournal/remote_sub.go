@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nexus-tui/nexus/core"
@@ -46,6 +47,21 @@ func PublishLive(nc *nats.Conn, project string, ev core.Event, after uint64) err
 	return nc.PublishMsg(m)
 }
 
+// hdrTail marks a tail notice on the live subject: the owner's journal
+// holds every event up to this seq, durably.
+const hdrTail = "Nexus-Tail"
+
+// PublishTail tells the project's remote viewers that its journal holds
+// every event up to seq. Viewers wake on each commit's message too, but
+// that can reach them before the stream has stored it; the owner sends
+// this after its append returned, so a viewer that reads on it finds
+// the events.
+func PublishTail(nc *nats.Conn, project string, seq uint64) error {
+	m := nats.NewMsg(liveSubject(project))
+	m.Header.Set(hdrTail, strconv.FormatUint(seq, 10))
+	return nc.PublishMsg(m)
+}
+
 // liveEvent is a live event with the seq its owner had journaled before
 // it.
 type liveEvent struct {
@@ -67,12 +83,21 @@ func (r *Remote) Subscribe(ctx context.Context, from uint64) (*core.Subscription
 		default:
 		}
 	}
-	jsub, err := r.nc.Subscribe(r.j.names.subject+">", func(*nats.Msg) { poke() })
+	jsub, err := r.nc.Subscribe(r.wake, func(*nats.Msg) { poke() })
 	if err != nil {
 		return nil, fmt.Errorf("natsjournal: follow the journal of %s: %w", r.project, err)
 	}
 	live := make(chan liveEvent, 256)
+	var tail atomic.Uint64 // the highest seq the owner said is durable
 	lsub, err := r.nc.Subscribe(liveSubject(r.project), func(m *nats.Msg) {
+		if t := m.Header.Get(hdrTail); t != "" {
+			if seq, err := strconv.ParseUint(t, 10, 64); err == nil {
+				for old := tail.Load(); seq > old && !tail.CompareAndSwap(old, seq); old = tail.Load() {
+				}
+				poke()
+			}
+			return
+		}
 		var ev core.Event
 		after, aerr := strconv.ParseUint(m.Header.Get(hdrAfter), 10, 64)
 		if aerr != nil || len(m.Data) > maxLiveBytes || json.Unmarshal(m.Data, &ev) != nil || ev.Seq != 0 {
@@ -120,6 +145,7 @@ func (r *Remote) Subscribe(ctx context.Context, from uint64) (*core.Subscription
 			}
 		}
 		var err error
+		stale := 0 // reads in a row that found nothing the tail promised
 		for err == nil {
 			select {
 			case <-ctx.Done():
@@ -131,6 +157,7 @@ func (r *Remote) Subscribe(ctx context.Context, from uint64) (*core.Subscription
 					err = send(le.ev)
 				}
 			case <-wake:
+				before := next
 				err = r.j.Read(ctx, next, func(ev core.Event) error {
 					if err := send(ev); err != nil {
 						return err
@@ -138,6 +165,16 @@ func (r *Remote) Subscribe(ctx context.Context, from uint64) (*core.Subscription
 					next = ev.Seq + 1
 					return nil
 				})
+				// The owner has more durable than this read found: read
+				// again, a few times at most without progress (then the
+				// next commit or notice wakes it).
+				if next > before {
+					stale = 0
+				}
+				if err == nil && tail.Load() >= next && stale < 3 {
+					stale++
+					poke()
+				}
 			}
 		}
 		mu.Lock()

@@ -192,3 +192,41 @@ func TestRemoteLiveDeltas(t *testing.T) {
 	}
 	t.Fatalf("the journal's next commit never reached the subscriber: %v", sub.Err())
 }
+
+// A commit's own message can reach a subscriber before the stream has
+// stored it, so that the read it wakes finds nothing; the owner's tail
+// notice, sent once the append returned, wakes it again. Here the
+// subscriber hears no commit at all: the notice alone brings the event.
+func TestRemoteTailNoticeWakes(t *testing.T) {
+	h := startHub(t, t.TempDir())
+	o := startOwner(t, connect(t, h.url))
+	pub := connect(t, h.url)
+	r := openRemote(t, connect(t, h.url), RemoteOptions{})
+	r.wake = "nexus.test.nothing"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub, err := r.Subscribe(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := o.runner.Submit(ctx, createCmd("c1", "t1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := PublishTail(pub, remoteProject, rc.Seq); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case ev, ok := <-sub.Events:
+			if !ok {
+				t.Fatalf("the subscription ended: %v", sub.Err())
+			}
+			if ev.Payload.Thread != nil && ev.Payload.Thread.ID == "t1" {
+				return
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("a tail notice did not wake the subscriber: the new thread never came")
+		}
+	}
+}
