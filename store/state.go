@@ -25,17 +25,43 @@ func EncodeState(st *core.State) ([]byte, error) {
 	return b, err
 }
 
+// EncodeStateWhole is EncodeState with every run's history in the hot
+// maps: sealed runs thawed and none sealed, so the bytes need no vault
+// (the snapshots of a journal that has none, store/natsjournal's). It is
+// deterministic as EncodeState is, and DecodeState reads it.
+func EncodeStateWhole(st *core.State) ([]byte, error) {
+	if st == nil {
+		return nil, errors.New("store: cannot encode a nil state (a caller bug; pass the projection)")
+	}
+	if len(st.Sealed) > 0 {
+		st = st.Clone()
+		if err := st.ThawAll(); err != nil {
+			return nil, fmt.Errorf("store: cannot encode seq %d whole: %w", st.Seq, err)
+		}
+	}
+	b, _, err := encodeWith(st, false)
+	return b, err
+}
+
 // encodeState is EncodeState that also returns the blobs of the runs it
 // sealed that were hot in st, by ref, for the vault.
 func encodeState(st *core.State) ([]byte, map[string][]byte, error) {
 	if st == nil {
 		return nil, nil, errors.New("store: cannot encode a nil state (a caller bug; pass the projection)")
 	}
-	st = thawUnsealable(st)
+	return encodeWith(thawUnsealable(st), true)
+}
+
+// encodeWith encodes st; seal: finished runs go under "sealed" by ref
+// (their blobs returned), else every run stays in the hot maps.
+func encodeWith(st *core.State, seal bool) ([]byte, map[string][]byte, error) {
 	refs := map[string]*string{}
 	blobs := map[string][]byte{}
 	skip := struct{ att, node, plan, eff map[string]bool }{map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}}
 	for id := range st.Runs {
+		if !seal {
+			break
+		}
 		if sl := st.Sealed[id]; sl != nil {
 			ref := sl.Ref
 			refs[id] = &ref

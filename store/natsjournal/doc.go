@@ -182,7 +182,11 @@
 //	[8:12]  uint32 snapshot version, 1
 //	[12:20] uint64 seq covered
 //	[20:52] chain hash of the message holding that seq (zero for seq 0)
-//	[52:]   msgpack of core.State under its struct tags, map keys sorted
+//	[52:]   the state as store.EncodeStateWhole encodes it: msgpack
+//	        under core.State's struct tags, every map's keys in byte
+//	        order, so a snapshot is the same bytes as a replay to its seq
+//	        (Verifier compares them); bodies of the first version's
+//	        reflection encoder (keys in map order) read the same
 //
 // The body is self-contained: the bbolt store keeps finished runs in a
 // vault and snapshots only a reference to them (core.Seal), but this
@@ -196,6 +200,11 @@
 // the one of the message holding its seq (so it belongs to this history)
 // and that decodes; else the older; else nil. It returns an error only
 // when the server cannot be read.
+//
+// Verifier (verifier.go) checks a journal on the hub a tail at a time:
+// the events after the last checked (Read's checks, and a gap fails the
+// replay), and every snapshot against the replay at its seq, byte for
+// byte; the crash loop runs it after every kill of a host on a hub.
 //
 // # What it lacks beside the store
 //

@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/store"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Snapshot objects. Part of the stream format (see doc.go).
@@ -72,23 +71,15 @@ func (j *Journal) SaveSnapshot(st *core.State) error {
 	return j.prune(cctx)
 }
 
-// encodeState encodes a projection: msgpack of core.State under its
-// struct tags, map keys sorted, every sealed run thawed into it.
+// encodeState encodes a projection: the store's deterministic encoding
+// with every run's history in it (store.EncodeStateWhole), so a snapshot
+// and a replay to its seq are the same bytes.
 func encodeState(st *core.State) ([]byte, error) {
-	if len(st.Sealed) > 0 {
-		st = st.Clone()
-		if err := st.ThawAll(); err != nil {
-			return nil, fmt.Errorf("natsjournal: cannot snapshot seq %d: %w", st.Seq, err)
-		}
-	}
-	var buf bytes.Buffer
-	enc := msgpack.NewEncoder(&buf)
-	enc.UseCompactInts(true)
-	enc.SetSortMapKeys(true)
-	if err := enc.Encode(st); err != nil {
+	b, err := store.EncodeStateWhole(st)
+	if err != nil {
 		return nil, fmt.Errorf("natsjournal: encode the snapshot at seq %d: %w", st.Seq, err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // snapshots lists the seqs of the stored snapshots, newest first.
