@@ -130,11 +130,11 @@ type crashHost struct {
 	c   *api.Client
 }
 
-func startCrashHost(t *testing.T, dir, ws string) (*crashHost, time.Duration) {
+func startCrashHost(t *testing.T, dir, ws string, env ...string) (*crashHost, time.Duration) {
 	t.Helper()
 	cmd := exec.Command(nexusBin, "--state-dir", dir, "serve")
 	cmd.Dir = ws
-	cmd.Env = append(os.Environ(), "NEXUS_SNAPSHOT_EVERY=200")
+	cmd.Env = append(append(os.Environ(), "NEXUS_SNAPSHOT_EVERY=200"), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {

@@ -55,6 +55,12 @@ func TestCrashLoop(t *testing.T) {
 		seed = time.Now().UnixNano()
 	}
 	t.Logf("crash loop: %d kills, seed %d (reproduce with -run TestCrashLoop -seed %d -kills %d)", kills, seed, seed, kills)
+	crashLoop(t, kills, seed, newChecker())
+}
+
+// crashLoop is TestCrashLoop's loop: kills kills of hosts started with
+// env, checks runs after every restart.
+func crashLoop(t *testing.T, kills int, seed int64, checks *checker, env ...string) {
 	root := t.TempDir()
 	ws, dir := filepath.Join(root, "ws"), filepath.Join(root, "state")
 	os.MkdirAll(ws, 0o755)
@@ -62,14 +68,13 @@ func TestCrashLoop(t *testing.T) {
 	ops := workload(rand.New(rand.NewSource(seed)), ws, kills*3+20, true)
 	rng := rand.New(rand.NewSource(seed + 1))
 	r := &runner{t: t, ops: ops, acked: map[string]bool{}}
-	checks := newChecker()
 	ctx := context.Background()
 	var tStart, tRun, tCheck time.Duration
 	defer func() { t.Logf("time in host start %v, workload %v, checks %v", tStart, tRun, tCheck) }()
 	delayMS := maxKillDelayMS
 	for k := 0; k < kills; k++ {
 		t0 := time.Now()
-		h, took := startCrashHost(t, dir, ws)
+		h, took := startCrashHost(t, dir, ws, env...)
 		tStart += time.Since(t0)
 		t0 = time.Now()
 		if took > recoveryBudget {
@@ -104,7 +109,7 @@ func TestCrashLoop(t *testing.T) {
 	ops = ops[:min(r.next+1, len(ops))]
 	r.ops = ops
 	// The final, uninterrupted pass.
-	h, _ := startCrashHost(t, dir, ws)
+	h, _ := startCrashHost(t, dir, ws, env...)
 	if !r.advance(ctx, h.c) {
 		t.Fatalf("seed %d: the final pass lost its host", seed)
 	}
@@ -159,6 +164,9 @@ func TestCrashLoop(t *testing.T) {
 type checker struct {
 	v *store.Verifier
 	n int
+	// hub, when set, checks the project's journal on a hub instead of
+	// the state dir's (natsjournal.Verifier).
+	hub *hubCheck
 }
 
 const fullVerifyEvery = 250
@@ -178,16 +186,27 @@ func (c *checker) check(t *testing.T, seed int64, k int, dir, ws string, r *runn
 	fail := func(format string, args ...any) {
 		t.Fatalf("seed %d kill %d: %s", seed, k, fmt.Sprintf(format, args...))
 	}
-	s, err := store.Open(dir, store.Options{})
-	if err != nil {
-		fail("open: %v", err)
-	}
-	defer s.Close()
 	ctx := context.Background()
 	c.n++
 	full = full || c.n%fullVerifyEvery == 0
 	var st *core.State
 	touched, acked := map[string]bool{}, r.fresh
+	if full {
+		acked = slices.Collect(maps.Keys(r.acked))
+	}
+	if c.hub != nil {
+		var err error
+		if st, err = c.hub.check(ctx, full, touched); err != nil {
+			fail("the hub's journal: %v", err)
+		}
+		c.checkOutcomes(fail, st, acked, touched, ws, r, writes)
+		return
+	}
+	s, err := store.Open(dir, store.Options{})
+	if err != nil {
+		fail("open: %v", err)
+	}
+	defer s.Close()
 	if full {
 		// The whole journal: every acknowledged intent, every run.
 		if rep, err := s.Verify(ctx); err != nil || !rep.OK {
@@ -199,7 +218,6 @@ func (c *checker) check(t *testing.T, seed int64, k int, dir, ws string, r *runn
 		for id := range st.Runs {
 			touched[id] = true
 		}
-		acked = slices.Collect(maps.Keys(r.acked))
 	} else {
 		rep, err := c.v.Check(ctx, s, func(ev *core.Event) {
 			if ev.Run != "" {
@@ -211,6 +229,13 @@ func (c *checker) check(t *testing.T, seed int64, k int, dir, ws string, r *runn
 		}
 		st = c.v.State()
 	}
+	c.checkOutcomes(fail, st, acked, touched, ws, r, writes)
+}
+
+// checkOutcomes checks what the journal st says against the workspace:
+// every acknowledged intent in it, one model response per planning
+// call of the runs touched, no command run twice, no file written twice.
+func (c *checker) checkOutcomes(fail func(string, ...any), st *core.State, acked []string, touched map[string]bool, ws string, r *runner, writes *writeCounter) {
 	for _, id := range acked {
 		if st.Receipts[id] == nil {
 			fail("acknowledged command %s is not in the journal", id)
