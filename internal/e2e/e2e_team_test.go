@@ -42,8 +42,8 @@ func TestTeamTakeOverAfterKill(t *testing.T) {
 	th := a.must("thread", "new", "--yes", "--title", "on A")
 
 	r := b.run("serve")
-	if r.code != 4 || !strings.Contains(r.err, "is written by") || !strings.Contains(r.err, a.dir) || !strings.Contains(r.err, "--take-over") {
-		t.Fatalf("a second host of the project: exit %d, stderr %q; want exit 4 naming host A's lease and --take-over", r.code, r.err)
+	if r.code != 4 || !strings.Contains(r.err, "is written by") || !strings.Contains(r.err, a.dir) || !strings.Contains(r.err, "--take-over") || !strings.Contains(r.err, "--project team-test") {
+		t.Fatalf("a second host of the project: exit %d, stderr %q; want exit 4 naming host A's lease, --project and --take-over", r.code, r.err)
 	}
 
 	send := a.bg("send", th, "run `echo ran >> team-count.txt; sleep 4245`")

@@ -58,7 +58,7 @@ func openTeam(ctx context.Context, t *config.Team, holder string) (*team, error)
 	if err != nil {
 		nc.Close()
 		if errors.Is(err, natsjournal.ErrLeaseHeld) {
-			err = fmt.Errorf("%w; `nexus serve --take-over` waits for it and takes its threads", err)
+			err = fmt.Errorf("%w; `nexus --project %s ...` reaches its threads through the hub, `nexus serve --take-over` waits for it and takes them", err, t.Project)
 		}
 		return nil, err
 	}
