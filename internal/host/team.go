@@ -173,11 +173,18 @@ func teamRefusal(what string) error {
 
 // serveTeam serves the project to the rest of the hub until ctx ends:
 // the commands queued for it from any machine (natsjournal.ServeCommands,
-// on the same backend as the socket's clients) and the runner's live
-// text deltas for remote viewers (natsjournal.PublishLive).
+// on the same backend as the socket's clients), the runner's live text
+// deltas for remote viewers (natsjournal.PublishLive) and the threads'
+// live terminals (natsjournal.ServeTerminals).
 func (h *Host) serveTeam(ctx context.Context) {
 	t := h.team
-	t.wg.Add(2)
+	t.wg.Add(3)
+	go func() {
+		defer t.wg.Done()
+		if err := natsjournal.ServeTerminals(ctx, t.nc, t.project, h.backend); err != nil {
+			h.logf("terminals over the hub: %v", err)
+		}
+	}()
 	go func() {
 		defer t.wg.Done()
 		for ctx.Err() == nil {

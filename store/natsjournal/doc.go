@@ -277,6 +277,28 @@
 // and a late delta would show text twice. A subscriber that falls
 // behind loses deltas (256 are held), never events.
 //
+// # Terminals
+//
+// A Remote is core.Terminals too (terms.go, terms_remote.go): the owner
+// runs ServeTerminals on its host's terminals. Watching goes on subjects
+// outside nexus.>, which a viewer may publish to; typing and resizing
+// stay under nexus.>, which a viewer may not:
+//
+//	nexusw.<p>.term.attach      request {"thread"}: (re)start the thread's
+//	                            feed, a fresh Reset first; answer {} or
+//	                            {"error", "kind": "no_terminal"}
+//	nexusw.<p>.term.keep        {"thread"}: keep the feed going another 30 s
+//	nexusw.<p>.term.out.<t>     the feed: {"chunk": core.TermChunk} (Data
+//	                            cut to 256 KiB a message), {"end": "exited"}
+//	nexus.<p>.term.in           request {"thread", "data"}: keys typed
+//	nexus.<p>.term.size         request {"thread", "cols", "rows"}
+//
+// One feed per thread is shared by every watcher; an attach restarts it
+// (everyone redraws from the Reset). A watcher sends a keep-alive every
+// 10 s; a feed nobody kept alive for 30 s stops. A watcher whose queue
+// (256 messages) overflowed asks for a fresh Reset and drops the bytes
+// before it. Nothing of a terminal is stored.
+//
 // # Concurrency
 //
 // All methods are safe for concurrent use. Appends are serialised by the
