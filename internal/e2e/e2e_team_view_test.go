@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // teamBox is one machine of a team: a state dir whose host keeps its
@@ -169,4 +171,64 @@ func TestTeamUIOnTheHub(t *testing.T) {
 	if code := tt.waitExit(); code != "0" {
 		t.Fatalf("the UI exited %s", code)
 	}
+}
+
+// A terminal through the hub: box B runs a shell thread; the laptop's UI
+// on box B's project shows its pane, and vim, started and edited with
+// keys typed on the laptop (zoomed once in between), saves the file in
+// B's workspace with exactly what was typed.
+func TestTeamUITerminalThroughTheHub(t *testing.T) {
+	if _, err := exec.LookPath("vim"); err != nil {
+		t.Fatal("vim is not installed: install vim (apt-get install vim) to run this test; the README's test command does")
+	}
+	hub := startHubProc(t, t.TempDir())
+	b := teamBox(t, hub, "box-b")
+	b.extra = append(b.extra, "NEXUS_SHELL_COMMAND=bash --norc --noprofile", "PS1=bash$ ", "HISTFILE=/dev/null", "NEXUS_TERM_NICE=0")
+	serveBox(t, b)
+	b.must("thread", "new", "--provider", "shell", "--title", "sh")
+	b.must("send", "sh", "echo started")
+	laptop := teamBox(t, hub, "laptop")
+
+	tt := laptop.startShell(t)
+	tt.text(fmt.Sprintf("env NO_COLOR=1 %s %q --state-dir %q --project box-b; echo $? > %q",
+		strings.Join(laptop.extra, " "), nexusBin, laptop.dir, tt.exitTo))
+	tt.keys("Enter")
+	tt.waitForAll("sh · shell terminal", "started", "hub: box-b")
+	focus := func() {
+		t.Helper()
+		tt.keys("BTab")
+		tt.waitFor("keys go to the terminal")
+	}
+	focus()
+	tt.text("vim -u NONE -i NONE -N -c 'set showmode' notes.txt")
+	tt.keys("Enter")
+	tt.waitFor("notes.txt")
+	tt.keys("i")
+	tt.waitFor("-- INSERT --")
+	tt.text("through ")
+	tt.keys("C-]", "C-f")
+	tt.waitFor("ctrl+] detach")
+	tt.keys("C-]")
+	tt.waitFor("hub: box-b")
+	focus()
+	tt.text("the hub")
+	tt.keys("Escape")
+	tt.text(":wq")
+	tt.keys("Enter")
+	path := filepath.Join(b.ws, "notes.txt")
+	var got []byte
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if data, err := os.ReadFile(path); err == nil {
+			got = data
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("vim on box B did not save notes.txt; the laptop's screen is:\n%s", tt.screen())
+		}
+	}
+	if string(got) != "through the hub\n" {
+		t.Fatalf("notes.txt on box B holds %q, want exactly what was typed on the laptop", got)
+	}
+	tt.keys("C-]")
+	tt.quitIdle()
 }
