@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // teamBox is one machine of a team: a state dir whose host keeps its
@@ -215,18 +214,8 @@ func TestTeamUITerminalThroughTheHub(t *testing.T) {
 	tt.keys("Escape")
 	tt.text(":wq")
 	tt.keys("Enter")
-	path := filepath.Join(b.ws, "notes.txt")
-	var got []byte
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if data, err := os.ReadFile(path); err == nil {
-			got = data
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("vim on box B did not save notes.txt; the laptop's screen is:\n%s", tt.screen())
-		}
-	}
-	if string(got) != "through the hub\n" {
+	got := tt.waitFile(filepath.Join(b.ws, "notes.txt"), "vim on box B, typed on the laptop", "hub")
+	if got != "through the hub\n" {
 		t.Fatalf("notes.txt on box B holds %q, want exactly what was typed on the laptop", got)
 	}
 	tt.keys("C-]")
