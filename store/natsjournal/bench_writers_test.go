@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"net"
 	"path/filepath"
+	"strings"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -50,10 +52,77 @@ func BenchmarkManyWriters(b *testing.B) {
 // function one writer w calls to make its commit i durable.
 type writeFunc func(b *testing.B, j *countingJournal) func(w, i int) error
 
+// BenchmarkManyWritersCluster is BenchmarkManyWriters's runner case on a
+// cluster of three servers in this process, on loopback, the journal at
+// three replicas: a commit is on all three disks, each fsynced, before
+// the leader acknowledges it (a quorum of two suffices to go on). The
+// baseline is the same single-file fsync in the same iteration.
+func BenchmarkManyWritersCluster(b *testing.B) {
+	perWriter := max(1, envInt(b, "NEXUS_BENCH_COMMITS", manyWriters*50)/manyWriters)
+	b.Run("runner", func(b *testing.B) { benchWritersOn(b, perWriter, writeRunner, openOnCluster) })
+}
+
+// openOnCluster starts three servers as a cluster under dir and opens
+// the test project's journal on it at three replicas, once the cluster
+// has elected its leaders.
+func openOnCluster(b *testing.B, dir string) *Journal {
+	ports := make([]int, 3)
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+	}
+	urls := make([]string, 3)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		var routes []string
+		for k, p := range ports {
+			if k != i {
+				routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
+			}
+		}
+		wg.Go(func() {
+			srv, url, err := StartServer(filepath.Join(dir, fmt.Sprintf("hub%d", i)), ServerOptions{Name: fmt.Sprintf("hub%d", i),
+				Cluster: &ClusterOptions{Name: "bench", Port: ports[i], Routes: routes}})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			b.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+			urls[i] = url
+		})
+	}
+	wg.Wait()
+	if b.Failed() {
+		b.FailNow()
+	}
+	nc := connect(b, strings.Join(urls, ","))
+	var err error
+	for try := 0; try < 200; try++ { // until the cluster has a meta leader
+		var j *Journal
+		if j, err = Open(context.Background(), nc, testProject, Options{Replicas: 3, Timeout: 2 * time.Second}); err == nil {
+			b.Cleanup(func() { _ = j.Close() })
+			return j
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	b.Fatalf("open the journal on the cluster: %v", err)
+	return nil
+}
+
 func benchWriters(b *testing.B, perWriter int, start writeFunc) {
+	benchWritersOn(b, perWriter, start, func(b *testing.B, dir string) *Journal {
+		h := startHub(b, filepath.Join(dir, "hub"))
+		return openJ(b, connect(b, h.url), Options{})
+	})
+}
+
+func benchWritersOn(b *testing.B, perWriter int, start writeFunc, open func(*testing.B, string) *Journal) {
 	dir := b.TempDir()
-	h := startHub(b, filepath.Join(dir, "hub"))
-	j := &countingJournal{Journal: openJ(b, connect(b, h.url), Options{})}
+	j := &countingJournal{Journal: open(b, dir)}
 	write := start(b, j)
 	f, err := os.OpenFile(filepath.Join(dir, "baseline"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
