@@ -136,7 +136,8 @@ func TestTeamOneViewCommandsFromAnywhere(t *testing.T) {
 }
 
 // The UI of a laptop on the hub: attached to box A's project it shows
-// A's thread; the team dialog (f4) lists both hosts with their threads;
+// A's thread, and a message typed there runs on A; the team dialog (f4)
+// lists both hosts with their threads;
 // opening B's thread moves the UI to B's project, a message typed there
 // runs on B (its approval answered with one key in the UI), and the run
 // completes in B's workspace.
@@ -147,6 +148,9 @@ func TestTeamUIOnTheHub(t *testing.T) {
 	serveBox(t, b)
 	a.must("thread", "new", "--title", "thread of A")
 	b.must("thread", "new", "--title", "thread of B")
+	if err := os.WriteFile(filepath.Join(a.ws, "notes.md"), []byte("# notes on box A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	laptop := teamBox(t, hub, "laptop")
 
 	tt := laptop.startShell(t)
@@ -154,6 +158,12 @@ func TestTeamUIOnTheHub(t *testing.T) {
 		strings.Join(laptop.extra, " "), nexusBin, laptop.dir, tt.exitTo))
 	tt.keys("Enter")
 	tt.waitForAll("thread of A", "hub: box-a")
+	tt.text("read notes.md")
+	tt.keys("Enter")
+	tt.waitForAll(`[sim] acted on: "read notes.md"`)
+	if v := a.show("thread of A"); len(v.Runs) != 1 || v.Runs[0].Status != "completed" {
+		t.Fatalf("box A's thread after a message from the laptop's UI: %+v", v.Runs)
+	}
 	tt.keys("F4")
 	tt.waitForAll("project box-a (on screen)", "project box-b", "thread of A", "thread of B")
 	tt.keys("Down", "Down", "Down", "Enter")
