@@ -3,11 +3,11 @@ package natsjournal
 import (
 	"context"
 	"fmt"
-	"os"
 	"net"
+	"os"
 	"path/filepath"
-	"strings"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
