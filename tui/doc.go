@@ -108,6 +108,10 @@
 //     hub's projects off the event loop; a UI shows one project (one
 //     journal) at a time, so opening another project's thread ends Run
 //     with a *SwitchProject that the caller turns into a new UI on it.
+//     A send the backend kept for later (core.ErrQueued: the project's
+//     host is down) says "queued" and gives no draft back, so it is not
+//     queued twice; the status line says "no owner" meanwhile
+//     (Options.HostLabelNow).
 //   - mission_view.go is the missions view (f3, alt+i): every mission,
 //     newest first, with a row per task (number and dependencies, agent,
 //     status, attempt, last verification, cost, a star on a race's

@@ -157,6 +157,11 @@ func resolveWorkspace(dir string) (string, error) {
 // a new thread is selected and the composer focused.
 func (m *Model) submitted(r submitResultMsg) tea.Cmd {
 	what := describe(r.cmd)
+	if errors.Is(r.err, core.ErrQueued) {
+		// Kept for a host that is down: the draft went with it, and
+		// sending it again would queue it twice.
+		return m.setFlash(what+" queued: "+r.err.Error(), false)
+	}
 	if r.err != nil {
 		if r.text != "" {
 			m.composer.restore(draft{text: r.text, pastes: r.pastes})

@@ -3,8 +3,11 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/nexus-tui/nexus/core"
 )
 
 // teamOf is a hub of two projects: "web" (on screen, the demo state's
@@ -56,5 +59,28 @@ func TestTeamKeyWithoutAHub(t *testing.T) {
 	hs.press("f4")
 	if scr := hs.screen(); !strings.Contains(scr, "no hub: team mode needs a [team] table") || len(hs.m.dialogs) != 0 {
 		t.Fatalf("f4 without a hub:\n%s", scr)
+	}
+}
+
+// A message to a project whose host is down is kept on the hub (the
+// backend says core.ErrQueued): the composer does not get the text back
+// to be sent twice, and the status line says it is queued, not failed.
+func TestQueuedSendKeepsNoDraft(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	result := func(err error) submitResultMsg {
+		return submitResultMsg{cmd: core.Command{Kind: core.CmdMessageSend, Thread: "t1", Text: "run the tests"},
+			text: "run the tests", err: err}
+	}
+	hs.send(result(errors.New("the hub did not answer")))
+	if v := hs.m.composer.value(); v != "run the tests" || !hs.m.flash.isErr {
+		t.Fatalf("a failed send: composer %q, status %+v; want the text back and an error", v, hs.m.flash)
+	}
+	hs.m.composer.take()
+	hs.send(result(fmt.Errorf("project web has no owner: %w", core.ErrQueued)))
+	if hs.m.flash.isErr || !strings.Contains(hs.m.flash.text, "queued") {
+		t.Fatalf("status after a queued send: %+v; want a notice that it is queued", hs.m.flash)
+	}
+	if v := hs.m.composer.value(); v != "" {
+		t.Fatalf("the composer holds %q after a queued send: sending it again would queue it twice", v)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -14,6 +15,7 @@ import (
 	"github.com/nexus-tui/nexus/internal/config"
 	"github.com/nexus-tui/nexus/internal/host"
 	"github.com/nexus-tui/nexus/providers"
+	"github.com/nexus-tui/nexus/store/natsjournal"
 	"github.com/nexus-tui/nexus/themes"
 	"github.com/nexus-tui/nexus/tui"
 )
@@ -89,8 +91,11 @@ func (a *app) tuiOnce(ctx context.Context, in, out *os.File, theme string, cfg *
 	var labelNow func() string
 	var stopHost func(context.Context) error
 	client, _ := s.Backend.(*api.Client)
-	if a.project != "" {
+	if r, ok := s.Backend.(*natsjournal.Remote); ok {
 		label = "hub: " + a.project
+		wctx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		labelNow = ownerLabel(wctx, r, label)
 	} else if s.host == nil {
 		label = "client"
 		if client != nil {
@@ -180,4 +185,25 @@ func tuiProfiles(reg *providers.Registry) []tui.Profile {
 			BudgetUSD: p.BudgetUSD, MaxTokens: p.MaxTokens})
 	}
 	return out
+}
+
+// ownerLabel is the status line's label of a UI on a hub project: the
+// project, and "no owner" while no host holds it (its commands wait on
+// the hub). It follows the project's lease (natsjournal.WatchOwner)
+// until ctx ends; the label is read at each frame and never blocks.
+func ownerLabel(ctx context.Context, r *natsjournal.Remote, label string) func() string {
+	var owner atomic.Pointer[string]
+	if owners, err := r.WatchOwner(ctx); err == nil {
+		go func() {
+			for o := range owners {
+				owner.Store(&o)
+			}
+		}()
+	}
+	return func() string {
+		if o := owner.Load(); o != nil && *o == "" {
+			return label + " · no owner: commands wait"
+		}
+		return label
+	}
 }

@@ -108,6 +108,9 @@ func AcquireLease(ctx context.Context, nc *nats.Conn, project, holder string, op
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket: nm.stream + "_LEASE", Description: "nexus writer lease of project " + project,
 		History: 1, TTL: ttl, Storage: jetstream.FileStorage,
+		// A marker when the lease expires, so that watchers of the
+		// project's owner (Remote.WatchOwner) hear of it.
+		LimitMarkerTTL: ttl,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("natsjournal: lease bucket of %s: %w", project, err)

@@ -36,6 +36,59 @@ func LeaseHolder(ctx context.Context, js jetstream.JetStream, project string) (s
 	return string(e.Value()), nil
 }
 
+// WatchOwner follows who holds the project's lease: the holder's name
+// each time it changes, "" while no host holds it (released, or expired:
+// the lease bucket leaves a marker then). The channel closes when ctx
+// ends. Event-driven: a KV watch, no polling.
+func (r *Remote) WatchOwner(ctx context.Context) (<-chan string, error) {
+	nm, err := namesFor(r.project)
+	if err != nil {
+		return nil, err
+	}
+	kv, err := r.js.KeyValue(ctx, nm.stream+"_LEASE")
+	if err != nil {
+		return nil, fmt.Errorf("natsjournal: the lease bucket of %s: %w", r.project, err)
+	}
+	w, err := kv.Watch(ctx, leaseKey)
+	if err != nil {
+		return nil, fmt.Errorf("natsjournal: watch the lease of %s: %w", r.project, err)
+	}
+	out := make(chan string, 1)
+	go func() {
+		defer close(out)
+		defer func() { _ = w.Stop() }()
+		owner, sent := "", false
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e, ok := <-w.Updates():
+				if !ok {
+					return
+				}
+				next := owner
+				switch {
+				case e == nil: // the initial values are in
+				case e.Operation() == jetstream.KeyValuePut:
+					next = string(e.Value())
+				default: // deleted, purged or expired
+					next = ""
+				}
+				if next == owner && sent {
+					continue
+				}
+				owner, sent = next, true
+				select {
+				case <-out: // only the latest matters
+				default:
+				}
+				out <- owner
+			}
+		}
+	}()
+	return out, nil
+}
+
 // ProjectInfo is one project on a hub: its key, the host holding its
 // lease ("" when none is up) and how many journal messages it has.
 type ProjectInfo struct {

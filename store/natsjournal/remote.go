@@ -25,8 +25,9 @@ func (e *NoOwnerError) Error() string {
 	return fmt.Sprintf("project %s has no owner (no host holds its lease): command %s is queued on the hub and runs when a host takes the project (nexus serve, or nexus serve --take-over)", e.Project, e.Command)
 }
 
-// Is makes errors.Is(err, ErrNoOwner) hold.
-func (e *NoOwnerError) Is(target error) bool { return target == ErrNoOwner }
+// Is makes errors.Is(err, ErrNoOwner) and errors.Is(err, core.ErrQueued)
+// hold.
+func (e *NoOwnerError) Is(target error) bool { return target == ErrNoOwner || target == core.ErrQueued }
 
 // ownerCheck is how often a Submit waiting for its outcome looks whether
 // the project still has an owner.

@@ -230,3 +230,44 @@ func TestRemoteTailNoticeWakes(t *testing.T) {
 		}
 	}
 }
+
+// WatchOwner says who holds the project and says so again when the
+// holder lets go and when its lease expires unrenewed: no polling, the
+// lease bucket's own events.
+func TestRemoteWatchOwner(t *testing.T) {
+	h := startHub(t, t.TempDir())
+	nc := connect(t, h.url)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first, err := AcquireLease(ctx, nc, remoteProject, "box-1", LeaseOptions{TTL: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	openProject(t, nc, remoteProject, Options{})
+	r := openRemote(t, connect(t, h.url), RemoteOptions{ReadOnly: true})
+	owners, err := r.WatchOwner(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := func(want string) {
+		t.Helper()
+		select {
+		case got := <-owners:
+			if got != want {
+				t.Fatalf("owner %q, want %q", got, want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no news of the owner; want %q", want)
+		}
+	}
+	next("box-1")
+	if err := first.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	next("")
+	if _, err := AcquireLease(ctx, nc, remoteProject, "box-2", LeaseOptions{TTL: 2 * time.Second, NoRenew: true}); err != nil {
+		t.Fatal(err)
+	}
+	next("box-2")
+	next("") // box-2 never renews: its lease expires
+}
