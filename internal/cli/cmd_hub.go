@@ -22,10 +22,12 @@ import (
 // three hubs started with the same --cluster name, names of their own,
 // and the others' cluster addresses as --routes; they share the first
 // one's credentials (copy its host.creds and viewer.creds into the
-// others' dirs before they start). Routes between hubs have no TLS, so a
-// cluster listens for them on loopback only.
+// others' dirs before they start). With --cluster-ca the routes are on
+// mutual TLS (each hub's --tls-cert, checked against the CA both ways)
+// and may cross machines; without it they are in clear text and listen
+// on loopback only.
 func (a *app) cmdHub(ctx context.Context, args []string) error {
-	const usage = "nexus hub [--dir DIR] [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--cluster NAME --cluster-listen HOST:PORT --routes URL,URL --name NAME] [--log]"
+	const usage = "nexus hub [--dir DIR] [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--cluster NAME --cluster-listen HOST:PORT --routes URL,URL --name NAME [--cluster-ca FILE]] [--log]"
 	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
 	dir := fs.String("dir", "", "the hub's storage and credentials (default: STATE_DIR/hub)")
 	listen := fs.String("listen", "127.0.0.1:4222", "address for hosts and viewers (port 0: any free one)")
@@ -35,6 +37,7 @@ func (a *app) cmdHub(ctx context.Context, args []string) error {
 	clusterListen := fs.String("cluster-listen", "127.0.0.1:6222", "address for the other hubs of the cluster")
 	routes := fs.String("routes", "", "the other hubs' cluster addresses, nats-route://HOST:PORT,...")
 	name := fs.String("name", "", "this hub's name (unique in a cluster; default: nexus-hub)")
+	clusterCA := fs.String("cluster-ca", "", "PEM CA that signed every hub's --tls-cert: routes on mutual TLS, so the hubs may be on other machines")
 	logs := fs.Bool("log", false, "the server's log on stderr")
 	if _, err := parseArgs(fs, args, 0, 0, usage); err != nil {
 		return err
@@ -68,10 +71,16 @@ func (a *app) cmdHub(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		if !loopback(ch) {
-			return usageErr("--cluster-listen %s is not a loopback address: the hubs of a cluster talk without TLS, so they run on one machine for now", *clusterListen)
+		if *clusterCA != "" && *cert == "" {
+			return usageErr("--cluster-ca puts the routes on TLS with this hub's certificate: pass --tls-cert and --tls-key too")
+		}
+		if *clusterCA == "" && !loopback(ch) {
+			return usageErr("--cluster-listen %s is not a loopback address and the routes have no TLS: pass --cluster-ca (with --tls-cert and --tls-key) for hubs on several machines", *clusterListen)
 		}
 		opts.Cluster = &natsjournal.ClusterOptions{Name: *cluster, Host: ch, Port: cp}
+		if *clusterCA != "" {
+			opts.Cluster.TLSCert, opts.Cluster.TLSKey, opts.Cluster.CA = *cert, *key, *clusterCA
+		}
 		for _, r := range strings.Split(*routes, ",") {
 			if r = strings.TrimSpace(r); r != "" {
 				opts.Cluster.Routes = append(opts.Cluster.Routes, r)

@@ -163,6 +163,8 @@ func TestHubRefusesCleartextOffLoopback(t *testing.T) {
 		{[]string{"--listen", "nowhere"}, `--listen "nowhere" is not HOST:PORT`},
 		{[]string{"--tls-cert", "a.pem"}, "--tls-cert and --tls-key go together"},
 		{[]string{"--cluster", "team"}, "--cluster needs --name"},
+		{[]string{"--cluster", "team", "--name", "h1", "--cluster-listen", "0.0.0.0:6222"}, "pass --cluster-ca (with --tls-cert and --tls-key)"},
+		{[]string{"--cluster", "team", "--name", "h1", "--cluster-ca", "ca.pem"}, "--cluster-ca puts the routes on TLS with this hub's certificate"},
 	} {
 		cmd := exec.Command(nexusBin, append([]string{"hub", "--dir", dir}, tc.args...)...)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

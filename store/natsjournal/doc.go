@@ -324,7 +324,10 @@
 // snapshot, and its appends are refused by the server
 // (TestViewerReadsAndCannotWrite). With TLSCert and TLSKey clients must
 // connect over TLS (Connect's CA names the authority of a certificate
-// of the hub's own); ClusterOptions join three hubs into a cluster.
+// of the hub's own); ClusterOptions join three hubs into a cluster, their
+// routes in clear text, or on mutual TLS with ClusterOptions.TLSCert,
+// TLSKey and CA (each hub checks the hub it dials and the hub that dials
+// it against the CA, as nats-server's own cluster TLS does).
 //
 // Connect dials a hub with a credentials file, reconnecting without end
 // and buffering nothing while the hub is away, and silences the client

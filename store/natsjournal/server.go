@@ -59,6 +59,11 @@ type ClusterOptions struct {
 	Port int
 	// Routes are the others' cluster URLs, nats-route://host:port.
 	Routes []string
+	// TLSCert, TLSKey and CA put the routes on mutual TLS: each hub
+	// presents its certificate and takes routes only from hubs whose
+	// certificate CA signed (and checks the address it dials against the
+	// peer's certificate). Without them routes are in clear text.
+	TLSCert, TLSKey, CA string
 }
 
 // StartServer runs an embedded nats-server with JetStream, its file

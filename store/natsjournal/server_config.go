@@ -1,6 +1,7 @@
 package natsjournal
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net/url"
 
@@ -30,6 +31,19 @@ func configure(o *server.Options, opts ServerOptions) error {
 		o.Cluster.Name, o.Cluster.Host, o.Cluster.Port = c.Name, c.Host, c.Port
 		if o.Cluster.Host == "" {
 			o.Cluster.Host = "127.0.0.1"
+		}
+		if c.TLSCert != "" || c.TLSKey != "" || c.CA != "" {
+			if c.TLSCert == "" || c.TLSKey == "" || c.CA == "" {
+				return fmt.Errorf("natsjournal: routes on TLS need a certificate, its key and the CA that signed every hub's certificate")
+			}
+			tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: c.TLSCert, KeyFile: c.TLSKey, CaFile: c.CA, Verify: true})
+			if err != nil {
+				return fmt.Errorf("natsjournal: route TLS (certificate %s, key %s, CA %s): %w; pass PEM files", c.TLSCert, c.TLSKey, c.CA, err)
+			}
+			// A hub is both ends of its routes: it checks the hub it
+			// dials and the hub that dials it against the same CA.
+			tc.ClientAuth, tc.RootCAs = tls.RequireAndVerifyClientCert, tc.ClientCAs
+			o.Cluster.TLSConfig, o.Cluster.TLSTimeout = tc, 5
 		}
 		for _, r := range c.Routes {
 			u, err := url.Parse(r)
