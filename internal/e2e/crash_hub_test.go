@@ -25,6 +25,9 @@ var hubKills = flag.Int("hub-kills", 200, "crash loop on a hub: how many times t
 // acknowledged intent lost, no command or file written twice, one model
 // response per planning call, the same end as a run that never crashed.
 func TestCrashLoopHub(t *testing.T) {
+	// Beside the other parallel tests: the loop paces its kills by the
+	// progress it sees, not by the clock, and its host is its own.
+	t.Parallel()
 	kills := *hubKills
 	if testing.Short() && kills > 20 {
 		kills = 20

@@ -144,6 +144,12 @@ func serveOne(ctx context.Context, nc *nats.Conn, m jetstream.Msg, b core.Backen
 		// The owner is stopping: the command stays queued for the next.
 		_ = m.Nak()
 		return
+	case errors.Is(err, context.DeadlineExceeded):
+		// The kernel did not answer in time: the command may still be
+		// decided. It comes again in a moment, and its id then answers
+		// with the first receipt; the sender keeps waiting.
+		_ = m.NakWithDelay(time.Second)
+		return
 	default:
 		out.Error = err.Error()
 	}

@@ -245,7 +245,13 @@
 // the receipt from the journal. When no host holds the lease, Submit
 // returns a *NoOwnerError (ErrNoOwner) at once: the command stays queued
 // and runs when a host takes the project. While it waits for an owner's
-// answer it looks again every 2 s whether the owner is still there.
+// answer it looks again every 2 s whether the owner is still there, and
+// after a minute without an answer it returns a *NoAnswerError (the
+// command stays queued). Both match core.ErrQueued. An owner whose
+// kernel does not decide a command within 15 s leaves it unacked (a Nak
+// with a second's delay) rather than answering an error: the command may
+// still be decided, and when it comes again its id answers with the
+// first receipt.
 // Paths in a command (a workspace, a worktree) are the owner's machine's.
 //
 // # One view

@@ -1,6 +1,7 @@
 package natsjournal
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,8 +31,26 @@ func (e *NoOwnerError) Error() string {
 func (e *NoOwnerError) Is(target error) bool { return target == ErrNoOwner || target == core.ErrQueued }
 
 // ownerCheck is how often a Submit waiting for its outcome looks whether
-// the project still has an owner.
-const ownerCheck = 2 * time.Second
+// the project still has an owner; after noAnswer without an answer it
+// stops waiting (the command stays queued).
+const (
+	ownerCheck = 2 * time.Second
+	noAnswer   = 2 * cmdAckWait
+)
+
+// NoAnswerError: the project's owner took no decision on a command in
+// time; the command stays queued (it matches core.ErrQueued).
+type NoAnswerError struct {
+	Project, Command, Owner string
+	Waited                  time.Duration
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("project %s's host %s has not answered command %s in %v; it stays queued on the hub and runs when that host (or the next) takes it", e.Project, e.Owner, e.Command, e.Waited)
+}
+
+// Is makes errors.Is(err, core.ErrQueued) hold.
+func (e *NoAnswerError) Is(target error) bool { return target == core.ErrQueued }
 
 // RemoteOptions configure OpenRemote.
 type RemoteOptions struct {
@@ -40,6 +59,10 @@ type RemoteOptions struct {
 	ReadOnly bool
 	// Timeout bounds each request to the server (Options.Timeout).
 	Timeout time.Duration
+	// NoAnswer is how long Submit waits for a live owner's answer before
+	// it returns a *NoAnswerError (the command stays queued); zero means
+	// one minute.
+	NoAnswer time.Duration
 }
 
 // Remote is a project seen from any machine on the hub: a core.Backend
@@ -139,6 +162,7 @@ func (r *Remote) await(ctx context.Context, sub *nats.Subscription, id string, d
 			return rc, err
 		}
 	}
+	start := time.Now()
 	if owner, err := r.Owner(ctx); err != nil || owner == "" {
 		if err != nil {
 			return nil, err
@@ -181,6 +205,9 @@ func (r *Remote) await(ctx context.Context, sub *nats.Subscription, id string, d
 		}
 		if owner == "" {
 			return nil, &NoOwnerError{Project: r.project, Command: id}
+		}
+		if wait := cmp.Or(r.opts.NoAnswer, noAnswer); time.Since(start) > wait {
+			return nil, &NoAnswerError{Project: r.project, Command: id, Owner: owner, Waited: wait}
 		}
 	}
 }

@@ -271,3 +271,37 @@ func TestRemoteWatchOwner(t *testing.T) {
 	next("box-2")
 	next("") // box-2 never renews: its lease expires
 }
+
+// An owner that holds the project but takes no command leaves the sender
+// waiting only so long: Submit then says the command stays queued
+// (core.ErrQueued), and it runs when the project is served.
+func TestRemoteCommandWithNoAnswerStaysQueued(t *testing.T) {
+	h := startHub(t, t.TempDir())
+	nc := connect(t, h.url)
+	ctx := context.Background()
+	openProject(t, nc, remoteProject, Options{})
+	lease, err := AcquireLease(ctx, nc, remoteProject, "silent-host", LeaseOptions{TTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := openRemote(t, connect(t, h.url), RemoteOptions{NoAnswer: 3 * time.Second})
+	_, err = r.Submit(ctx, createCmd("cmd-silent", "t-silent"))
+	var na *NoAnswerError
+	if !errors.As(err, &na) || !errors.Is(err, core.ErrQueued) || na.Owner != "silent-host" {
+		t.Fatalf("submit to an owner that answers nothing: %v; want a NoAnswerError naming it, matching core.ErrQueued", err)
+	}
+	if err := lease.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := r.Subscribe(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startOwner(t, connect(t, h.url))
+	for ev := range sub.Events {
+		if ev.Payload.Thread != nil && ev.Payload.Thread.ID == "t-silent" {
+			return
+		}
+	}
+	t.Fatalf("the command never ran once the project was served: %v", sub.Err())
+}
