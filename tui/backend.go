@@ -49,6 +49,14 @@ type Options struct {
 	// instead (it must not block): a client's host can change, and the
 	// status line names the one it talks to now.
 	HostLabelNow func() string
+	// HostLabelChanged, when set, fires when HostLabelNow's answer
+	// changes by itself (a hub project's owner comes or goes), so the
+	// status line is drawn again on a still screen.
+	HostLabelChanged <-chan struct{}
+	// Remote is true when the project's host is on another machine (a
+	// project on a hub): the status line names that host (HostLabelNow)
+	// instead of this machine's state dir.
+	Remote bool
 	// Host is true when quitting this TUI stops the host (and so interrupts
 	// running agents); the quit confirmation says so.
 	Host bool

@@ -42,7 +42,12 @@ type pickDialog struct {
 	top    int
 	hints  string
 	pick   func(i int) action
+	// wide, when set, lets the dialog grow past dialogMaxW to this many
+	// cells (as far as the screen allows).
+	wide int
 }
+
+func (d *pickDialog) maxWidth() int { return max(d.wide, dialogMaxW) }
 
 func (d *pickDialog) update(msg tea.Msg, keys KeyMap) (action, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)

@@ -110,8 +110,13 @@
 //     with a *SwitchProject that the caller turns into a new UI on it.
 //     A send the backend kept for later (core.ErrQueued: the project's
 //     host is down) says "queued" and gives no draft back, so it is not
-//     queued twice; the status line says "no owner" meanwhile
-//     (Options.HostLabelNow).
+//     queued twice. On a hub project (Options.Remote) the status line
+//     names the host holding it, or says "no owner" while none does
+//     (Options.HostLabelNow), instead of this machine's state dir; the
+//     label changes without a key or an event (a lease expires), so
+//     Options.HostLabelChanged wakes the UI for the frame that shows it.
+//     The team dialog grows past other dialogs' width on a wide screen:
+//     a host's name holds a machine, a state dir and a pid.
 //   - mission_view.go is the missions view (f3, alt+i): every mission,
 //     newest first, with a row per task (number and dependencies, agent,
 //     status, attempt, last verification, cost, a star on a race's

@@ -214,13 +214,21 @@ func joinRow(segs []segment, w int) string {
 	return b.String()
 }
 
+// dialogMaxW is how wide a dialog grows at most, unless it says
+// otherwise (a maxWidth method: a list of long lines).
+const dialogMaxW = 76
+
 // overlayDialog draws the top dialog, centred, over the screen lines and
 // joins them.
 func (m *Model) overlayDialog(screen []string) string {
 	w, h := m.width, m.height
 	if len(m.dialogs) > 0 {
 		d := m.dialogs[len(m.dialogs)-1]
-		box := d.view(&m.st, min(w-4, 76), h-2)
+		capW := dialogMaxW
+		if wd, ok := d.(interface{ maxWidth() int }); ok {
+			capW = wd.maxWidth()
+		}
+		box := d.view(&m.st, min(w-4, capW), h-2)
 		if len(box) > 0 {
 			bw := ansi.StringWidth(box[0])
 			overlay(screen, box, max(0, (w-bw)/2), max(0, (h-len(box))/2), w)

@@ -53,6 +53,13 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 		defer wg.Done()
 		br.run(ctx)
 	}()
+	if ch := opts.HostLabelChanged; ch != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			relabel(ctx, ch, p.Send)
+		}()
+	}
 
 	_, err = p.Run()
 	p.close()
@@ -71,6 +78,25 @@ func Run(ctx context.Context, backend Backend, opts Options) error {
 		return m.switchTo
 	}
 	return err
+}
+
+// labelMsg wakes the UI for a frame: the host label changed.
+type labelMsg struct{}
+
+// relabel sends a labelMsg for each tick of changed until it closes or
+// ctx ends (any message draws a frame: frames.go).
+func relabel(ctx context.Context, changed <-chan struct{}, send func(tea.Msg)) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-changed:
+			if !ok {
+				return
+			}
+			send(labelMsg{})
+		}
+	}
 }
 
 // envLookup is os.Getenv over an explicit environment.

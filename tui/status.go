@@ -114,7 +114,10 @@ func (m *Model) renderStatus(w int) string {
 	if n := m.activeRuns(); n > 0 {
 		left += " · ● " + itoa(n) + " active " + spinnerFrames[m.spinFrame%len(spinnerFrames)]
 	}
-	left += " · " + m.opts.StateDir + " "
+	if !m.opts.Remote {
+		left += " · " + m.opts.StateDir
+	}
+	left += " "
 	st := m.st.Status
 	var right string
 	if m.flash.text != "" {

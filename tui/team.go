@@ -40,6 +40,10 @@ type SwitchProject struct{ Project, Thread string }
 
 func (s *SwitchProject) Error() string { return "open project " + s.Project + " of the hub" }
 
+// teamDialogW is how wide the team dialog grows on a wide screen: a
+// host's name holds a machine, a state dir and a pid.
+const teamDialogW = 132
+
 // teamTimeout bounds reading the hub for the team dialog.
 const teamTimeout = 10 * time.Second
 
@@ -106,7 +110,7 @@ func (m *Model) teamLoaded(msg teamMsg) tea.Cmd {
 	}
 	m.pushDialog(&pickDialog{title: "Team: every host's projects and threads",
 		intro: "A project is one host's; its commands go through the hub.",
-		items: items, hints: "enter open · up/down pick · esc close",
+		items: items, hints: "enter open · up/down pick · esc close", wide: teamDialogW,
 		pick: func(i int) action { return acts[i] }})
 	return nil
 }

@@ -84,3 +84,26 @@ func TestQueuedSendKeepsNoDraft(t *testing.T) {
 		t.Fatalf("the composer holds %q after a queued send: sending it again would queue it twice", v)
 	}
 }
+
+// A UI on a hub project names, in its status line, the host that holds
+// the project (HostLabelNow), not this machine's state dir; and the team
+// dialog grows on a wide screen to show a long host name whole.
+func TestHubProjectNamesItsOwner(t *testing.T) {
+	hs := newHarness(t, demoState(t), 160, 40)
+	hs.m.opts.Remote = true
+	hs.m.opts.HostLabelNow = func() string { return "hub: web · boxa:/state (pid 1)" }
+	scr := strings.TrimRight(hs.screen(), "\n")
+	status := scr[strings.LastIndex(scr, "\n")+1:]
+	if !strings.Contains(status, "hub: web · boxa:/state (pid 1) ") || strings.Count(status, "/state") != 1 {
+		t.Fatalf("the status line of a hub project (the owner's state dir, not this one's /state): %q", status)
+	}
+	teamOf(hs)
+	long := "build-server-17.example.com:/home/someone/.local/state/nexus-projects/web (pid 424242)"
+	hs.m.opts.Team = func(context.Context) ([]TeamProject, error) {
+		return []TeamProject{{Project: "web", Host: long, Up: true}}, nil
+	}
+	hs.press("f4")
+	if scr := hs.screen(); !strings.Contains(scr, long) {
+		t.Fatalf("the team dialog cuts the host's name %q:\n%s", long, scr)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -95,7 +96,7 @@ func (a *app) cmdTeam(ctx context.Context, args []string) error {
 		if i > 0 {
 			fmt.Fprintln(a.stdout)
 		}
-		host := p.Host
+		host := natsjournal.HolderName(p.Host)
 		if !p.Up {
 			host = "no owner (no host up; commands wait)"
 		}
@@ -106,7 +107,12 @@ func (a *app) cmdTeam(ctx context.Context, args []string) error {
 		}
 		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 		for _, th := range p.Threads {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d pending\n", th.ID, th.Title, th.Status, th.Pending)
+			pending := fmt.Sprintf("%d pending", th.Pending)
+			if len(th.Requests) > 0 {
+				// What `nexus --project P respond R --allow` takes.
+				pending += ": " + strings.Join(th.Requests, " ")
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", th.ID, th.Title, th.Status, pending)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -132,6 +138,8 @@ type teamThread struct {
 	Title   string            `json:"title"`
 	Status  core.ThreadStatus `json:"status"`
 	Pending int               `json:"pendingRequests"`
+	// Requests are the ids of the pending requests, oldest first.
+	Requests []string `json:"requests,omitempty"`
 }
 
 // readTeam reads every project on the hub: its owner and its threads.
@@ -158,7 +166,8 @@ func (a *app) readTeam(ctx context.Context) ([]teamProject, error) {
 			if err == nil {
 				for _, th := range sortedThreads(st) {
 					if !th.Archived {
-						row.Threads = append(row.Threads, teamThread{th.ID, th.Title, th.Status, pendingOf(st, th.ID)})
+						ids := pendingIDs(st, th.ID)
+						row.Threads = append(row.Threads, teamThread{th.ID, th.Title, th.Status, len(ids), ids})
 					}
 				}
 			}
@@ -183,7 +192,7 @@ func (a *app) tuiTeam(cfg *config.Config) func(context.Context) ([]tui.TeamProje
 		}
 		out := make([]tui.TeamProject, 0, len(ps))
 		for _, p := range ps {
-			tp := tui.TeamProject{Project: p.Project, Host: p.Host, Up: p.Up, Err: p.Error}
+			tp := tui.TeamProject{Project: p.Project, Host: natsjournal.HolderName(p.Host), Up: p.Up, Err: p.Error}
 			for _, th := range p.Threads {
 				tp.Threads = append(tp.Threads, tui.TeamThread{ID: th.ID, Title: th.Title, Status: string(th.Status), Pending: th.Pending})
 			}
@@ -194,14 +203,18 @@ func (a *app) tuiTeam(cfg *config.Config) func(context.Context) ([]tui.TeamProje
 }
 
 // pendingOf counts the thread's requests waiting for an answer.
-func pendingOf(st *core.State, thread string) int {
-	n := 0
+func pendingOf(st *core.State, thread string) int { return len(pendingIDs(st, thread)) }
+
+// pendingIDs are the ids of the thread's requests waiting for an answer,
+// run by run.
+func pendingIDs(st *core.State, thread string) []string {
+	var ids []string
 	for _, r := range st.RunsOf(thread) {
 		for _, q := range st.RequestsOf(r.ID) {
 			if q.Status == core.RequestPending {
-				n++
+				ids = append(ids, q.ID)
 			}
 		}
 	}
-	return n
+	return ids
 }

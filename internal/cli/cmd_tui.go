@@ -89,13 +89,14 @@ func (a *app) tuiOnce(ctx context.Context, in, out *os.File, theme string, cfg *
 		}
 	}
 	var labelNow func() string
+	var labelChanged <-chan struct{}
 	var stopHost func(context.Context) error
 	client, _ := s.Backend.(*api.Client)
 	if r, ok := s.Backend.(*natsjournal.Remote); ok {
 		label = "hub: " + a.project
 		wctx, stopWatch := context.WithCancel(ctx)
 		defer stopWatch()
-		labelNow = ownerLabel(wctx, r, label)
+		labelNow, labelChanged = ownerLabel(wctx, r, label)
 	} else if s.host == nil {
 		label = "client"
 		if client != nil {
@@ -119,6 +120,7 @@ func (a *app) tuiOnce(ctx context.Context, in, out *os.File, theme string, cfg *
 	// s.Backend, not s: it is what implements core.Terminals too (the
 	// host's hostBackend or an api.Client), which the UI type-asserts.
 	err = tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label, HostLabelNow: labelNow,
+		HostLabelChanged: labelChanged, Remote: labelChanged != nil,
 		Host: s.host != nil, LiveTerminals: liveTerms, StopHost: stopHost, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
 		Diff: tuiDiff(s.Backend, s.dir), Worktrees: tuiWorktrees(s.Backend, wts), Scrollback: tuiScrollback(cfg), Notify: tuiNotify(cfg), IO: tui.IO{Input: in, Output: out},
 		Team: a.tuiTeam(cfg), Project: project, Thread: thread})
@@ -188,22 +190,32 @@ func tuiProfiles(reg *providers.Registry) []tui.Profile {
 }
 
 // ownerLabel is the status line's label of a UI on a hub project: the
-// project, and "no owner" while no host holds it (its commands wait on
-// the hub). It follows the project's lease (natsjournal.WatchOwner)
-// until ctx ends; the label is read at each frame and never blocks.
-func ownerLabel(ctx context.Context, r *natsjournal.Remote, label string) func() string {
+// project and the host holding it ("box:/state (pid 42)"), or "no owner"
+// while none does (its commands wait on the hub). It follows the
+// project's lease (natsjournal.WatchOwner) until ctx ends; the label is
+// read at each frame and never blocks, and changed ticks when it changes.
+func ownerLabel(ctx context.Context, r *natsjournal.Remote, label string) (now func() string, changed <-chan struct{}) {
 	var owner atomic.Pointer[string]
+	tick := make(chan struct{}, 1)
 	if owners, err := r.WatchOwner(ctx); err == nil {
 		go func() {
 			for o := range owners {
 				owner.Store(&o)
+				select {
+				case tick <- struct{}{}:
+				default: // a frame is on its way already
+				}
 			}
 		}()
 	}
 	return func() string {
-		if o := owner.Load(); o != nil && *o == "" {
+		switch o := owner.Load(); {
+		case o == nil:
+			return label
+		case *o == "":
 			return label + " · no owner: commands wait"
+		default:
+			return label + " · " + natsjournal.HolderName(*o)
 		}
-		return label
-	}
+	}, tick
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,6 +25,10 @@ func teamBox(t *testing.T, hub *hubProc, project string) *env {
 	e.extra = append(e.extra, "NEXUS_CONFIG="+cfg)
 	return e
 }
+
+// stateDirID is a host's state dir id as the lease holds it: for the
+// hub, not for people.
+var stateDirID = regexp.MustCompile(` #[0-9a-f]{32}`)
 
 // serveBox starts a box's host and stops it when the test ends.
 func serveBox(t *testing.T, e *env) *bgProc {
@@ -104,6 +109,12 @@ func TestTeamOneViewCommandsFromAnywhere(t *testing.T) {
 	if n := teamView(t, a)["box-b"].Threads[0].Pending; n != 1 {
 		t.Fatalf("nexus team shows %d pending requests on box B's thread, want 1", n)
 	}
+	// As people read it: each host by machine, state dir and pid, and
+	// the id to answer with.
+	if out := a.must("team"); !strings.Contains(out, "1 pending: "+id) || stateDirID.MatchString(out) ||
+		!strings.Contains(out, b.dir+" (pid ") {
+		t.Fatalf("nexus team does not name B's host and its pending request %s as people read them:\n%s", id, out)
+	}
 	if r := a.run("--project", "box-b", "respond", id, "--allow"); r.code != 0 {
 		t.Fatalf("respond to B's request from A: exit %d, %s", r.code, r.err)
 	}
@@ -145,7 +156,7 @@ func TestTeamUIOnTheHub(t *testing.T) {
 	hub := startHubProc(t, t.TempDir())
 	a, b := teamBox(t, hub, "box-a"), teamBox(t, hub, "box-b")
 	serveBox(t, a)
-	serveBox(t, b)
+	serveB := serveBox(t, b)
 	a.must("thread", "new", "--title", "thread of A")
 	b.must("thread", "new", "--title", "thread of B")
 	if err := os.WriteFile(filepath.Join(a.ws, "notes.md"), []byte("# notes on box A\n"), 0o644); err != nil {
@@ -165,7 +176,10 @@ func TestTeamUIOnTheHub(t *testing.T) {
 		t.Fatalf("box A's thread after a message from the laptop's UI: %+v", v.Runs)
 	}
 	tt.keys("F4")
-	tt.waitForAll("project box-a (on screen)", "project box-b", "thread of A", "thread of B")
+	scr := tt.waitForAll("project box-a (on screen)", "project box-b", "thread of A", "thread of B")
+	if stateDirID.MatchString(scr) {
+		t.Fatalf("the team dialog names hosts with their state dir ids:\n%s", scr)
+	}
 	tt.keys("Down", "Down", "Down", "Enter")
 	tt.waitForAll("hub: box-b", "thread of B", "No runs yet")
 	tt.text("run `echo via-ui > ui.txt`")
@@ -176,6 +190,23 @@ func TestTeamUIOnTheHub(t *testing.T) {
 	if got, _ := b.readWS("ui.txt"); got != "via-ui\n" {
 		t.Fatalf("ui.txt in B's workspace = %q after the run from the laptop's UI", got)
 	}
+	// The status line names the host that holds B's project (by machine
+	// and state dir), not the laptop's own state dir.
+	machine, _ := os.Hostname()
+	scr = tt.waitForAll(fmt.Sprintf("hub: box-b · %s:%s (pid %d)", machine, b.dir, serveB.c.Process.Pid))
+	if strings.Contains(scr, laptop.dir) || stateDirID.MatchString(scr) {
+		t.Fatalf("the status line of a hub project:\n%s", scr)
+	}
+	// B's host dies (kill -9, its run done): once its lease expires the
+	// screen, with no key pressed, says so.
+	eventually(t, "B's run complete", func() bool {
+		v := b.show("thread of B")
+		return len(v.Runs) == 1 && v.Runs[0].Status == "completed"
+	})
+	tt.waitGone("answered") // no flash left to expire and draw a frame
+	syscall.Kill(-serveB.c.Process.Pid, syscall.SIGKILL)
+	serveB.wait(t)
+	tt.waitForAll("hub: box-b · no owner: commands wait")
 	tt.quitIdle()
 	if code := tt.waitExit(); code != "0" {
 		t.Fatalf("the UI exited %s", code)

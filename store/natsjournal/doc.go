@@ -261,6 +261,9 @@
 // lists the journal streams (their description names the project) and
 // each one's lease holder (LeaseHolder): the lease is the host's
 // presence, a KV entry with a TTL that lives while the host renews it.
+// A holder names its machine, state dir and pid, and ends in " #id" (the
+// state dir's random id, which lets a restarted host take its own dead
+// lease at once); HolderName drops the id for people to read.
 // Remote is a project seen from any machine, a core.Backend: State
 // replays its snapshot and journal (read-only), Subscribe follows the
 // journal and Submit queues commands. The UI and every command run on it

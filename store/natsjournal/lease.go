@@ -49,7 +49,7 @@ type LeaseHeldError struct {
 
 func (e *LeaseHeldError) Error() string {
 	return fmt.Sprintf("natsjournal: project %s is written by %s; its lease expires %v after that host last renewed it: stop it, or take over once it is down",
-		e.Project, e.Holder, e.TTL)
+		e.Project, HolderName(e.Holder), e.TTL)
 }
 
 // Is makes errors.Is(err, ErrLeaseHeld) hold.

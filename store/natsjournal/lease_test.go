@@ -130,3 +130,25 @@ func TestLeaseReplacesAKnownDeadHolder(t *testing.T) {
 		t.Fatalf("the lease names %q after the replacement (%v)", who, err)
 	}
 }
+
+// People read a holder without its state dir id: the error that refuses
+// a second host and every list of owners name the machine, the state dir
+// and the pid, not 32 hex digits.
+func TestHolderNameDropsTheStateDirID(t *testing.T) {
+	id := strings.Repeat("d1108a49", 4)
+	for in, want := range map[string]string{
+		"vm:/home/me/.local/state/nexus (pid 3610) #" + id: "vm:/home/me/.local/state/nexus (pid 3610)",
+		"box:/state (pid 1)":                   "box:/state (pid 1)",
+		"box:/a #b/state (pid 1)":              "box:/a #b/state (pid 1)",
+		"box:/state (pid 1) #not-an-id-at-all": "box:/state (pid 1) #not-an-id-at-all",
+		"":                                     "",
+	} {
+		if got := HolderName(in); got != want {
+			t.Errorf("HolderName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	err := (&LeaseHeldError{Project: "acme", Holder: "vm:/s (pid 9) #" + id, TTL: time.Second}).Error()
+	if strings.Contains(err, id) || !strings.Contains(err, "written by vm:/s (pid 9);") {
+		t.Fatalf("the held lease's error names its holder as %q", err)
+	}
+}

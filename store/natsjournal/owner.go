@@ -36,6 +36,22 @@ func LeaseHolder(ctx context.Context, js jetstream.JetStream, project string) (s
 	return string(e.Value()), nil
 }
 
+// HolderName is a lease holder as people read it: without the trailing
+// " #id" a holder may end in (a host's state dir id, 8 to 64 hex digits,
+// which tells a restarted host its own dead lease but says nothing to a
+// person). Any other name is returned as it is.
+func HolderName(holder string) string {
+	i := strings.LastIndex(holder, " #")
+	if i < 0 {
+		return holder
+	}
+	id := holder[i+2:]
+	if len(id) < 8 || len(id) > 64 || strings.Trim(id, "0123456789abcdef") != "" {
+		return holder
+	}
+	return holder[:i]
+}
+
 // WatchOwner follows who holds the project's lease: the holder's name
 // each time it changes, "" while no host holds it (released, or expired:
 // the lease bucket leaves a marker then). The channel closes when ctx
