@@ -9,6 +9,8 @@ import (
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/core/api"
+	"github.com/nexus-tui/nexus/internal/host"
+	"github.com/nexus-tui/nexus/store/natsjournal"
 )
 
 func (a *app) cmdRollback(ctx context.Context, args []string) error {
@@ -143,32 +145,23 @@ func (a *app) cmdDiff(ctx context.Context, args []string) error {
 	if (*from == "") != (*to == "") || *from != "" && *run != 0 {
 		return usageErr("give --from and --to together, or --run N")
 	}
-	st, err := a.state(ctx, api.StateQuery{Threads: []string{pos[0]}})
+	s, err := a.dialOrHost(ctx, true)
 	if err != nil {
 		return err
 	}
-	dir, err := a.resolveStateDir()
-	if err != nil {
-		return err
+	a.atExit = append(a.atExit, s.stop)
+	var st *core.State
+	if _, remote := s.Backend.(*natsjournal.Remote); !remote {
+		if st, err = s.stateOf(ctx, api.StateQuery{Threads: []string{pos[0]}}); err != nil {
+			return err
+		}
 	}
-	var out string
-	if *from != "" {
-		out, err = checkpointDiff(ctx, st, dir, pos[0], *from, *to, *stat)
-	} else {
-		out, err = runDiff(ctx, st, dir, pos[0], *run, *stat)
-	}
+	out, err := diffOn(ctx, s.Backend, st, s.dir, host.DiffQuery{Thread: pos[0], Run: *run, From: *from, To: *to, Stat: *stat})
 	if err != nil {
 		return err
 	}
 	fmt.Fprint(a.stdout, out)
 	return nil
-}
-
-func checkpointState(c *core.Checkpoint) string {
-	if c == nil {
-		return "none"
-	}
-	return string(c.Status) + " " + c.Reason
 }
 
 func btoi(b bool) int {

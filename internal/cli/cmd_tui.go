@@ -141,16 +141,10 @@ func (a *app) tuiOnce(ctx context.Context, in, out *os.File, theme string, cfg *
 }
 
 // tuiDiff is the UI's diff view source: what `nexus diff T --run N`
-// prints, computed in this process (a client's too) from a fresh copy of
-// the state, since it only reads the workspace's repository and the
-// shadow git dir under the state dir. The UI calls it off its event loop.
+// prints (diffOn). The UI calls it off its event loop.
 func tuiDiff(b core.Backend, stateDir string) func(ctx context.Context, thread string, run int) (string, error) {
 	return func(ctx context.Context, thread string, run int) (string, error) {
-		st, err := b.State(ctx)
-		if err != nil {
-			return "", err
-		}
-		return runDiff(ctx, st, stateDir, thread, run, false)
+		return diffOn(ctx, b, nil, stateDir, host.DiffQuery{Thread: thread, Run: run})
 	}
 }
 

@@ -127,6 +127,10 @@ func TestTeamOneViewCommandsFromAnywhere(t *testing.T) {
 	if _, ok := a.readWS("approved.txt"); ok {
 		t.Fatal("the approved command ran on box A")
 	}
+	// Its diff, from A's side: made on B, whose checkpoints hold it.
+	if r := a.run("--project", "box-b", "diff", thB, "--stat"); r.code != 0 || !strings.Contains(r.out, "A approved.txt | +1 -0") {
+		t.Fatalf("nexus --project box-b diff: exit %d, out %q, err %q", r.code, r.out, r.err)
+	}
 
 	// B's host down: the command waits on the hub, and runs when B is back.
 	serveB.c.Process.Signal(syscall.SIGTERM)
@@ -190,6 +194,16 @@ func TestTeamUIOnTheHub(t *testing.T) {
 	if got, _ := b.readWS("ui.txt"); got != "via-ui\n" {
 		t.Fatalf("ui.txt in B's workspace = %q after the run from the laptop's UI", got)
 	}
+	// The run's diff, made on B (its checkpoints are there), shows on
+	// the laptop.
+	eventually(t, "B's run complete", func() bool {
+		v := b.show("thread of B")
+		return len(v.Runs) == 1 && v.Runs[0].Status == "completed"
+	})
+	tt.keys("C-d")
+	tt.waitForAll("Diff · run 1 · thread of B", "A ui.txt | +1 -0", "+via-ui")
+	tt.keys("Escape")
+	tt.waitGone("Diff · run 1")
 	// The status line names the host that holds B's project (by machine
 	// and state dir), not the laptop's own state dir.
 	machine, _ := os.Hostname()
@@ -197,12 +211,8 @@ func TestTeamUIOnTheHub(t *testing.T) {
 	if strings.Contains(scr, laptop.dir) || stateDirID.MatchString(scr) {
 		t.Fatalf("the status line of a hub project:\n%s", scr)
 	}
-	// B's host dies (kill -9, its run done): once its lease expires the
-	// screen, with no key pressed, says so.
-	eventually(t, "B's run complete", func() bool {
-		v := b.show("thread of B")
-		return len(v.Runs) == 1 && v.Runs[0].Status == "completed"
-	})
+	// B's host dies (kill -9): once its lease expires the screen, with
+	// no key pressed, says so.
 	tt.waitGone("answered") // no flash left to expire and draw a frame
 	syscall.Kill(-serveB.c.Process.Pid, syscall.SIGKILL)
 	serveB.wait(t)

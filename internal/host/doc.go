@@ -43,7 +43,18 @@
 // bbolt journal is still opened, for its lock and host.pid, and must be
 // empty; Verify and Export refuse. `nexus serve --take-over` retries
 // Start while the lease is held (internal/cli). Checkpoints, worktrees,
-// the socket and the agents' processes stay in the state dir.
+// the socket and the agents' processes stay in the state dir. On the hub
+// the host serves (serveTeam) the project's command queue, live text to
+// remote viewers, its threads' terminals and their diffs (Diff, made
+// from this host's checkpoints, which no other machine has).
+//
+// # Diffs
+//
+// Diff (diff.go) is the text of `nexus diff`: a run's changes or those
+// between two checkpoints, one line a file with its counts, a total and
+// the patch. The CLI and the UI compute it in their own process from a
+// copy of the state (it only reads git objects); a host in team mode
+// makes it for the hub's other machines.
 //
 // # Mission steps
 //

@@ -178,7 +178,13 @@ func teamRefusal(what string) error {
 // live terminals (natsjournal.ServeTerminals).
 func (h *Host) serveTeam(ctx context.Context) {
 	t := h.team
-	t.wg.Add(3)
+	t.wg.Add(4)
+	go func() {
+		defer t.wg.Done()
+		if err := natsjournal.ServeDiffs(ctx, t.nc, t.project, h.diffFor); err != nil {
+			h.logf("diffs over the hub: %v", err)
+		}
+	}()
 	go func() {
 		defer t.wg.Done()
 		if err := natsjournal.ServeTerminals(ctx, t.nc, t.project, h.backend); err != nil {
@@ -203,6 +209,16 @@ func (h *Host) serveTeam(ctx context.Context) {
 		defer t.wg.Done()
 		h.forwardLive(ctx)
 	}()
+}
+
+// diffFor makes a diff a remote machine asked for, as `nexus diff` does
+// here: the checkpoints are on this host's disk.
+func (h *Host) diffFor(ctx context.Context, q natsjournal.DiffRequest) (string, error) {
+	st, err := h.runner.State(ctx)
+	if err != nil {
+		return "", err
+	}
+	return Diff(ctx, st, h.backend.stateDir, DiffQuery{Thread: q.Thread, Run: q.Run, From: q.From, To: q.To, Stat: q.Stat})
 }
 
 // forwardLive publishes the runner's live events (text deltas, seq 0)

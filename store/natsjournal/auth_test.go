@@ -16,24 +16,11 @@ import (
 // unchanged); no credentials or a wrong password do not connect at all.
 func TestViewerReadsAndCannotWrite(t *testing.T) {
 	dir := t.TempDir()
-	hostC, hostFile, err := EnsureCredentials(filepath.Join(dir, "creds"), HostUser)
-	if err != nil {
-		t.Fatal(err)
-	}
-	viewC, viewFile, err := EnsureCredentials(filepath.Join(dir, "creds"), ViewerUser)
-	if err != nil {
-		t.Fatal(err)
-	}
+	url, hostFile, viewFile := startHubWithUsers(t, dir)
+	hostC, _, _ := EnsureCredentials(filepath.Join(dir, "creds"), HostUser)
 	if again, _, err := EnsureCredentials(filepath.Join(dir, "creds"), HostUser); err != nil || again != hostC {
 		t.Fatalf("a second EnsureCredentials made other credentials (%v)", err)
 	}
-	srv, url, err := StartServer(filepath.Join(dir, "js"), ServerOptions{Users: []ServerUser{
-		{Credentials: hostC}, {Credentials: viewC, ReadOnly: true}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-
 	hc, err := Connect(url, ConnectOptions{Credentials: hostFile})
 	if err != nil {
 		t.Fatal(err)
@@ -88,4 +75,25 @@ func TestViewerReadsAndCannotWrite(t *testing.T) {
 	if _, err := ReadCredentials(hostFile); err == nil || !strings.Contains(err.Error(), "chmod 600") {
 		t.Fatalf("a credentials file others may read was taken: %v", err)
 	}
+}
+
+// startHubWithUsers starts a hub whose users are a host and a viewer,
+// their credentials made under dir/creds; it stops when the test ends.
+func startHubWithUsers(t *testing.T, dir string) (url, hostFile, viewFile string) {
+	t.Helper()
+	hostC, hostFile, err := EnsureCredentials(filepath.Join(dir, "creds"), HostUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viewC, viewFile, err := EnsureCredentials(filepath.Join(dir, "creds"), ViewerUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, url, err := StartServer(filepath.Join(dir, "js"), ServerOptions{Users: []ServerUser{
+		{Credentials: hostC}, {Credentials: viewC, ReadOnly: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	return url, hostFile, viewFile
 }

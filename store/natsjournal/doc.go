@@ -308,6 +308,25 @@
 // (256 messages) overflowed asks for a fresh Reset and drops the bytes
 // before it. Nothing of a terminal is stored.
 //
+// # Diffs
+//
+// A thread's checkpoints are git objects on its owner's disk, so a
+// Remote's Diff asks the owner, which runs ServeDiffs with its own
+// `nexus diff` (diffs.go). The request goes outside nexus.>, so a
+// viewer may ask (it only reads):
+//
+//	nexusw.<p>.diff             request DiffRequest {"thread", "run",
+//	                            "from", "to", "stat"}: the answer's body is
+//	                            the text as it is, or its Nexus-Diff-Error
+//	                            header the error (one line, 4 KiB at most)
+//
+// The owner makes two diffs at a time, each within 30 s; an answer over
+// 768 KiB is cut at a line's end and says so. With no owner up the
+// request has no responder and Diff's error (ErrNoDiffHost) says the
+// diffs show once a host holds the project. A host that took a project
+// over has none of the checkpoints its predecessor made on its own disk:
+// their diffs fail there, naming the missing checkpoint.
+//
 // # Concurrency
 //
 // All methods are safe for concurrent use. Appends are serialised by the

@@ -2,13 +2,16 @@ package natsjournal
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"reflect"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nexus-tui/nexus/core"
@@ -150,6 +153,36 @@ func FuzzDecodeCommand(f *testing.F) {
 		}
 		if b, _ := json.Marshal(cmd2); !bytes.Equal(b, again) {
 			t.Fatalf("round trip changed the command:\n%s\n%s", again, b)
+		}
+	})
+}
+
+// FuzzDiffRequest: a diff request is untrusted bytes too. Answering it
+// never panics; the owner's diff is asked only for a named thread and a
+// run not below 0; every answer is text or an error, its text within
+// the hub's limit and valid UTF-8 when the diff was.
+func FuzzDiffRequest(f *testing.F) {
+	f.Add([]byte(`{"thread":"t1","run":2,"stat":true}`), "+é\n")
+	f.Add([]byte(`{"thread":"t1","from":"base","to":"mark/1"}`), "")
+	f.Add([]byte(`{"thread":"","run":-1}`), "x")
+	f.Add([]byte(`{"thread":"t1","run":1e99}`), "x")
+	f.Add([]byte(`null`), "x")
+	f.Fuzz(func(t *testing.T, data []byte, text string) {
+		big := strings.Repeat(text, min(maxDiffReply*2/max(len(text), 1), 1<<20)+1)
+		r := answerDiff(context.Background(), data, func(_ context.Context, q DiffRequest) (string, error) {
+			if q.Thread == "" || q.Run < 0 {
+				t.Fatalf("the owner was asked for %+v", q)
+			}
+			if text == "" {
+				return "", errors.New("no such run")
+			}
+			return big, nil
+		})
+		if (r.Text == "") == (r.Error == "") {
+			t.Fatalf("an answer with text %d bytes and error %q", len(r.Text), r.Error)
+		}
+		if len(r.Text) > maxDiffReply || utf8.ValidString(big) && !utf8.ValidString(r.Text) {
+			t.Fatalf("an answer of %d bytes (valid UTF-8 %v) from a diff of %d", len(r.Text), utf8.ValidString(r.Text), len(big))
 		}
 	})
 }
