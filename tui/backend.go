@@ -71,7 +71,9 @@ type Options struct {
 	// is the default. Empty means a single "builtin" profile.
 	Profiles []Profile
 	// Workspace is the default workspace of a new thread; "" is the
-	// current directory.
+	// current directory (with Remote: none, the person writes one; a
+	// path on the host's machine is taken as written, never checked
+	// here).
 	Workspace string
 	// Diff returns the unified diff of run `run` (its ordinal) of a
 	// thread, exactly as `nexus diff THREAD --run N` prints it: one line

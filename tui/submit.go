@@ -74,8 +74,12 @@ func (m *Model) createThread(id string, p Profile, title, workspace string, wt *
 	if wt != nil && m.opts.Worktrees != nil {
 		add = m.opts.Worktrees.Add
 	}
+	resolve := resolveWorkspace
+	if m.opts.Remote {
+		resolve = remoteWorkspace
+	}
 	return func() tea.Msg {
-		ws, err := resolveWorkspace(workspace)
+		ws, err := resolve(workspace)
 		if err != nil {
 			return submitResultMsg{cmd: cmd, err: err}
 		}
@@ -127,6 +131,19 @@ func titleFromMessage(text string) string {
 		line = strings.TrimSpace(string(r[:40])) + "…"
 	}
 	return line
+}
+
+// remoteWorkspace is a new thread's workspace on a project whose host is
+// on another machine (Options.Remote): a path there, which this machine
+// cannot check, so it is taken as written but must be whole.
+func remoteWorkspace(dir string) (string, error) {
+	switch {
+	case dir == "":
+		return "", errors.New("a new thread here needs a workspace on the project's host's machine: ctrl+n and write its whole path")
+	case !filepath.IsAbs(dir):
+		return "", fmt.Errorf("workspace %s: write the whole path of a directory on the project's host's machine", dir)
+	}
+	return filepath.Clean(dir), nil
 }
 
 // resolveWorkspace makes a workspace absolute and real, and checks that it

@@ -107,3 +107,26 @@ func TestHubProjectNamesItsOwner(t *testing.T) {
 		t.Fatalf("the team dialog cuts the host's name %q:\n%s", long, scr)
 	}
 }
+
+// On a hub project a new thread works on the host's machine: its
+// workspace is sent as written (a path this machine need not have),
+// must be whole, and is never the local current directory.
+func TestHubProjectNewThreadWorkspace(t *testing.T) {
+	hs := newHarness(t, demoState(t), 120, 40)
+	hs.m.opts.Remote = true
+	p := hs.m.opts.Profiles[0]
+	there := "/srv/on-the-host-only/web"
+	msg := hs.m.createThread("", p, "from afar", there, nil)()
+	if r, ok := msg.(submitResultMsg); !ok || r.err != nil || r.cmd.Workspace != there {
+		t.Fatalf("a thread on the host's path %s: %+v", there, msg)
+	}
+	for dir, want := range map[string]string{"": "ctrl+n and write its whole path", "web": "write the whole path"} {
+		msg := hs.m.createThread("", p, "from afar", dir, nil)()
+		if r, ok := msg.(submitResultMsg); !ok || r.err == nil || !strings.Contains(r.err.Error(), want) {
+			t.Fatalf("workspace %q on a hub project: %+v; want an error saying %q", dir, msg, want)
+		}
+	}
+	if n := len(hs.b.cmds); n != 1 {
+		t.Fatalf("%d commands reached the hub, want the one with a whole path", n)
+	}
+}

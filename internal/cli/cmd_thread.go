@@ -14,6 +14,7 @@ import (
 
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/core/api"
+	"github.com/nexus-tui/nexus/store/natsjournal"
 )
 
 func (a *app) cmdThread(ctx context.Context, args []string) error {
@@ -67,6 +68,26 @@ func (o *threadOpts) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.yes, "yes", false, "let the agent write files and run commands without asking")
 }
 
+// localWorkspace is a new thread's workspace on this machine: dir (else
+// the current directory) made absolute and real, checked to be a
+// directory.
+func localWorkspace(dir string) (string, error) {
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", usageErr("workspace %q: %v", dir, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", usageErr("workspace %s is not a directory", abs)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
+}
+
 func (a *app) createThread(ctx context.Context, s *session, o threadOpts) (*core.Receipt, error) {
 	provider, workspace, title := o.provider, o.workspace, o.title
 	reg, err := a.registry()
@@ -77,18 +98,20 @@ func (a *app) createThread(ctx context.Context, s *session, o threadOpts) (*core
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	if workspace == "" {
-		workspace, _ = os.Getwd()
-	}
-	abs, err := filepath.Abs(workspace)
-	if err != nil {
-		return nil, usageErr("workspace %q: %v", workspace, err)
-	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return nil, usageErr("workspace %s is not a directory", abs)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
+	var abs string
+	if _, remote := s.Backend.(*natsjournal.Remote); remote {
+		if o.worktree {
+			return nil, a.edgeRefused("--worktree")
+		}
+		st, err := s.State(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if abs, err = a.remoteWorkspace(st, workspace); err != nil {
+			return nil, err
+		}
+	} else if abs, err = localWorkspace(workspace); err != nil {
+		return nil, err
 	}
 	if o.budget < 0 || o.maxTokens < 0 {
 		return nil, usageErr("--budget-usd and --max-tokens must not be negative")
@@ -272,6 +295,11 @@ func (a *app) threadFork(ctx context.Context, args []string) error {
 	}
 	if *branch != "" && !*worktree {
 		return usageErr("--branch needs --worktree")
+	}
+	if *worktree {
+		if err := a.edgeRefused("--worktree"); err != nil {
+			return err
+		}
 	}
 	if pos[0], err = a.threadArg(ctx, pos[0]); err != nil {
 		return err

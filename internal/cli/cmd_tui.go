@@ -113,16 +113,28 @@ func (a *app) tuiOnce(ctx context.Context, in, out *os.File, theme string, cfg *
 		}
 	}
 	ws, _ := os.Getwd()
-	wts, err := a.worktrees()
-	if err != nil {
-		return err
+	var uiWorktrees *tui.Worktrees
+	if remote, ok := s.Backend.(*natsjournal.Remote); ok {
+		// A new thread works on the host's machine: in the project's
+		// latest thread's workspace unless the person writes another
+		// path there; no worktree is made from here (edge.go).
+		ws = ""
+		if st, err := remote.State(ctx); err == nil {
+			ws = latestWorkspace(st)
+		}
+	} else {
+		wts, err := a.worktrees()
+		if err != nil {
+			return err
+		}
+		uiWorktrees = tuiWorktrees(s.Backend, wts)
 	}
 	// s.Backend, not s: it is what implements core.Terminals too (the
 	// host's hostBackend or an api.Client), which the UI type-asserts.
 	err = tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label, HostLabelNow: labelNow,
 		HostLabelChanged: labelChanged, Remote: labelChanged != nil,
 		Host: s.host != nil, LiveTerminals: liveTerms, StopHost: stopHost, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
-		Diff: tuiDiff(s.Backend, s.dir), Worktrees: tuiWorktrees(s.Backend, wts), Scrollback: tuiScrollback(cfg), Notify: tuiNotify(cfg), IO: tui.IO{Input: in, Output: out},
+		Diff: tuiDiff(s.Backend, s.dir), Worktrees: uiWorktrees, Scrollback: tuiScrollback(cfg), Notify: tuiNotify(cfg), IO: tui.IO{Input: in, Output: out},
 		Team: a.tuiTeam(cfg), Project: project, Thread: thread})
 	if client != nil && err == nil {
 		// Back on the plain terminal: say what keeps running.

@@ -26,6 +26,9 @@ type worktrees struct {
 // worktrees binds the operations to this invocation's state dir and
 // config file (read once, before any goroutine may call them).
 func (a *app) worktrees() (*worktrees, error) {
+	if err := a.edgeRefused("a thread's git worktree"); err != nil {
+		return nil, err
+	}
 	dir, err := a.resolveStateDir()
 	if err != nil {
 		return nil, err

@@ -25,7 +25,11 @@
 // is queued ("no owner"). `nexus team` lists the hub's projects by host.
 // The UI loops on tui.SwitchProject: the team dialog's pick reopens it on
 // that project (this box's own project through its own host, any other
-// through the hub).
+// through the hub). Paths on a hub project are its host's machine's
+// (edge.go): a new thread's workspace defaults to the project's latest
+// thread's and is never checked here; worktrees and missions, made at
+// the edge, are refused with a line saying to run them there. `nexus
+// diff` and the UI's diff view ask the host (host.Diff, through the hub).
 //
 // # Waiting
 //

@@ -53,6 +53,9 @@ func missionFlags(fs *flag.FlagSet) *missionShape {
 // a new id: what needs no host (the checks, the repository and the
 // commit its tasks start from). missionAgents adds its agents.
 func (a *app) resolveMission(ctx context.Context, goal string, f *missionShape) (*core.Mission, error) {
+	if err := a.edgeRefused("a mission (its worktrees and its view of the repository)"); err != nil {
+		return nil, err
+	}
 	goal = strings.TrimSpace(goal)
 	if goal == "" {
 		return nil, usageErr("the goal is empty: say what the mission should achieve")

@@ -127,6 +127,24 @@ func TestTeamOneViewCommandsFromAnywhere(t *testing.T) {
 	if _, ok := a.readWS("approved.txt"); ok {
 		t.Fatal("the approved command ran on box A")
 	}
+	// A thread made from A's side works on B's machine: in B's latest
+	// thread's workspace, not in A's current directory; what would make
+	// files on A's machine for B's project is refused, saying where to
+	// run it.
+	r = a.run("--project", "box-b", "thread", "new", "--title", "made from A")
+	if r.code != 0 {
+		t.Fatalf("thread new on box-b from A: exit %d, %s", r.code, r.err)
+	}
+	if ws := b.show("made from A").Workspace; ws != b.show(thB).Workspace || strings.HasPrefix(ws, a.ws) {
+		t.Fatalf("a thread made from A's side for box B works in %q, want B's workspace %q", ws, b.show(thB).Workspace)
+	}
+	for _, args := range [][]string{{"thread", "new", "--worktree"}, {"mission", "new", "write docs", "--agents", "builtin"},
+		{"thread", "new", "--workspace", "rel/dir"}} {
+		r := a.run(append([]string{"--project", "box-b"}, args...)...)
+		if r.code != 2 || !strings.Contains(r.err, "host's machine") {
+			t.Fatalf("nexus --project box-b %v: exit %d, err %q; want a usage error naming the host's machine", args, r.code, r.err)
+		}
+	}
 	// Its diff, from A's side: made on B, whose checkpoints hold it.
 	if r := a.run("--project", "box-b", "diff", thB, "--stat"); r.code != 0 || !strings.Contains(r.out, "A approved.txt | +1 -0") {
 		t.Fatalf("nexus --project box-b diff: exit %d, out %q, err %q", r.code, r.out, r.err)
