@@ -74,6 +74,12 @@ func TestTeamTakeOverAfterKill(t *testing.T) {
 	if got, _ := b.readWS("team-count.txt"); got != "ran\n" {
 		t.Fatalf("team-count.txt = %q: the command ran again after the take-over", got)
 	}
+	// The run's diff starts from a checkpoint made on A's disk: asked
+	// through the hub, B's host says where it is, not that it is lost.
+	r = b.run("--project", "team-test", "diff", th)
+	if r.code != 1 || !strings.Contains(r.err, "took the project over") || strings.Contains(r.err, "garbage") {
+		t.Fatalf("the diff of a run begun on A, from B's host: exit %d, out %q, err %q", r.code, r.out, r.err)
+	}
 	checkEpochs(t, hub, a.dir, b.dir)
 }
 

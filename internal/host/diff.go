@@ -120,7 +120,12 @@ func diffText(ctx context.Context, stateDir, workspace, from, to string, stat bo
 		d, err = m.Diff(ctx, workspace, from, to)
 	}
 	if err != nil {
-		return "", fmt.Errorf("diff of %s: %v", what, err)
+		if errors.Is(err, checkpoint.ErrNotFound) {
+			// In team mode, not damage: a host that took a project over
+			// has none of the checkpoints made on its predecessor's disk.
+			return "", fmt.Errorf("diff of %s: %w; a project taken over from another machine has none of the checkpoints made there", what, err)
+		}
+		return "", fmt.Errorf("diff of %s: %w", what, err)
 	}
 	var b strings.Builder
 	for _, f := range d.Files {

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nexus-tui/nexus/core"
 	"github.com/nexus-tui/nexus/internal/config"
+	"github.com/nexus-tui/nexus/store/checkpoint"
 	"github.com/nexus-tui/nexus/store/natsjournal"
 )
 
@@ -218,7 +219,13 @@ func (h *Host) diffFor(ctx context.Context, q natsjournal.DiffRequest) (string, 
 	if err != nil {
 		return "", err
 	}
-	return Diff(ctx, st, h.backend.stateDir, DiffQuery{Thread: q.Thread, Run: q.Run, From: q.From, To: q.To, Stat: q.Stat})
+	out, err := Diff(ctx, st, h.backend.stateDir, DiffQuery{Thread: q.Thread, Run: q.Run, From: q.From, To: q.To, Stat: q.Stat})
+	if errors.Is(err, checkpoint.ErrNotFound) {
+		// Not damage: checkpoints stay on the disk of the host that
+		// made them, and this one may have taken the project over.
+		return "", fmt.Errorf("the checkpoints of that diff are not on the disk of this project's host (%s): it took the project over, and the checkpoints its predecessor made stay on that machine", natsjournal.HolderName(h.team.lease.Holder()))
+	}
+	return out, err
 }
 
 // forwardLive publishes the runner's live events (text deltas, seq 0)
