@@ -88,13 +88,14 @@ func (a *app) cmdHub(ctx context.Context, args []string) error {
 		}
 	}
 	creds := map[string]string{}
-	for _, u := range []string{natsjournal.HostUser, natsjournal.ViewerUser} {
+	for _, u := range []string{natsjournal.HostUser, natsjournal.SenderUser, natsjournal.ViewerUser} {
 		c, path, err := natsjournal.EnsureCredentials(*dir, u)
 		if err != nil {
 			return failErr("%v", err)
 		}
 		creds[u] = path
-		opts.Users = append(opts.Users, natsjournal.ServerUser{Credentials: c, ReadOnly: u == natsjournal.ViewerUser})
+		opts.Users = append(opts.Users, natsjournal.ServerUser{Credentials: c,
+			ReadOnly: u == natsjournal.ViewerUser, Sender: u == natsjournal.SenderUser})
 	}
 	srv, url, err := natsjournal.StartServer(filepath.Join(*dir, "jetstream"), opts)
 	if err != nil {
@@ -105,7 +106,8 @@ func (a *app) cmdHub(ctx context.Context, args []string) error {
 		srv.WaitForShutdown()
 	}()
 	fmt.Fprintf(a.stdout, "nexus hub: serving %s (streams in %s, every write fsynced)\n", url, filepath.Join(*dir, "jetstream"))
-	fmt.Fprintf(a.stdout, "host credentials: %s\nviewer credentials (read only): %s\n", creds[natsjournal.HostUser], creds[natsjournal.ViewerUser])
+	fmt.Fprintf(a.stdout, "host credentials: %s\nsender credentials (read, send commands and keys; no hosting): %s\nviewer credentials (read only): %s\n",
+		creds[natsjournal.HostUser], creds[natsjournal.SenderUser], creds[natsjournal.ViewerUser])
 	fmt.Fprintf(a.stdout, "in each host's config file (the same project name on every box):\n[team]\nurl = %q\ncredentials = %q\nproject = \"PROJECT\"\n",
 		url, creds[natsjournal.HostUser])
 	<-ctx.Done()

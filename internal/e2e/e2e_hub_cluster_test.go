@@ -56,7 +56,7 @@ func startHubCluster(t *testing.T) *hubCluster {
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			for _, f := range []string{"host.creds", "viewer.creds"} {
+			for _, f := range []string{"host.creds", "sender.creds", "viewer.creds"} {
 				b, err := os.ReadFile(filepath.Join(base, names[0], f))
 				if err != nil {
 					t.Fatal(err)

@@ -19,13 +19,13 @@ import (
 
 // hubProc is a `nexus hub` child process of a test.
 type hubProc struct {
-	cmd               *exec.Cmd
-	url, host, viewer string // from what it printed
+	cmd                       *exec.Cmd
+	url, host, sender, viewer string // from what it printed
 }
 
 var (
 	hubURL   = regexp.MustCompile(`^nexus hub: serving (\S+) `)
-	hubCreds = regexp.MustCompile(`^(host|viewer) credentials.*: (\S+)$`)
+	hubCreds = regexp.MustCompile(`^(host|sender|viewer) credentials.*: (\S+)$`)
 )
 
 // startHubProc runs `nexus hub` on dir and a free port, waits for the
@@ -52,7 +52,7 @@ func startHubProcAt(t *testing.T, dir, listen string, extra ...string) *hubProc 
 	h := &hubProc{cmd: cmd}
 	t.Cleanup(func() { h.kill() })
 	sc := bufio.NewScanner(out)
-	for h.host == "" || h.viewer == "" {
+	for h.host == "" || h.sender == "" || h.viewer == "" {
 		if !sc.Scan() {
 			h.kill()
 			t.Fatalf("nexus hub ended before it served: %v\n%s", sc.Err(), stderr.String())
@@ -61,9 +61,12 @@ func startHubProcAt(t *testing.T, dir, listen string, extra ...string) *hubProc 
 			h.url = m[1]
 		}
 		if m := hubCreds.FindStringSubmatch(sc.Text()); m != nil {
-			if m[1] == "host" {
+			switch m[1] {
+			case "host":
 				h.host = m[2]
-			} else {
+			case "sender":
+				h.sender = m[2]
+			default:
 				h.viewer = m[2]
 			}
 		}

@@ -16,9 +16,15 @@ import (
 // project's journal on the hub.
 func teamBox(t *testing.T, hub *hubProc, project string) *env {
 	t.Helper()
+	return teamBoxAs(t, hub, project, hub.host)
+}
+
+// teamBoxAs is teamBox with the credentials file creds.
+func teamBoxAs(t *testing.T, hub *hubProc, project, creds string) *env {
+	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[team]\nurl = %q\ncredentials = %q\nproject = %q\nlease = \"3s\"\n",
-		hub.url, hub.host, project)), 0o600); err != nil {
+		hub.url, creds, project)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e := newEnv(t)
@@ -144,6 +150,18 @@ func TestTeamOneViewCommandsFromAnywhere(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.err, "host's machine") {
 			t.Fatalf("nexus --project box-b %v: exit %d, err %q; want a usage error naming the host's machine", args, r.code, r.err)
 		}
+	}
+	// A teammate's laptop with the hub's sender credentials steers B's
+	// agents, and cannot host a project.
+	mate := teamBoxAs(t, hub, "mate", hub.sender)
+	if r := mate.run("--project", "box-b", "thread", "new", "--title", "from a teammate"); r.code != 0 {
+		t.Fatalf("a sender's thread new on box-b: exit %d, %s", r.code, r.err)
+	}
+	if v := b.show("from a teammate"); v.Title != "from a teammate" {
+		t.Fatalf("box B after a sender's command: %+v", v)
+	}
+	if r := mate.run("serve"); r.code == 0 || !strings.Contains(r.err, "sender's credentials, which cannot host") {
+		t.Fatalf("nexus serve with a sender's credentials: exit %d, err %q", r.code, r.err)
 	}
 	// Its diff, from A's side: made on B, whose checkpoints hold it.
 	if r := a.run("--project", "box-b", "diff", thB, "--stat"); r.code != 0 || !strings.Contains(r.out, "A approved.txt | +1 -0") {

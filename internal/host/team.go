@@ -49,6 +49,19 @@ type team struct {
 // at once rather than waited out, and a host restarted after a crash
 // serves again in a moment.
 func openTeam(ctx context.Context, t *config.Team, holder string) (*team, error) {
+	if t.Credentials != "" {
+		// A sender's or a viewer's credentials reach the hub but may not
+		// take a lease or write a journal: say so before the server
+		// refuses a write without an answer.
+		c, err := natsjournal.ReadCredentials(t.Credentials)
+		if err != nil {
+			return nil, err
+		}
+		if c.User == natsjournal.SenderUser || c.User == natsjournal.ViewerUser {
+			return nil, fmt.Errorf("%s holds a %s's credentials, which cannot host project %s: give this box the hub's host.creds, or reach the project from here with `nexus --project %s ...`",
+				t.Credentials, c.User, t.Project, t.Project)
+		}
+	}
 	nc, err := natsjournal.Connect(t.URL, natsjournal.ConnectOptions{Credentials: t.Credentials, CA: t.CA, Name: holder})
 	if err != nil {
 		return nil, err

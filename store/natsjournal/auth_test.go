@@ -2,12 +2,14 @@ package natsjournal
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nexus-tui/nexus/core"
 )
 
@@ -77,8 +79,9 @@ func TestViewerReadsAndCannotWrite(t *testing.T) {
 	}
 }
 
-// startHubWithUsers starts a hub whose users are a host and a viewer,
-// their credentials made under dir/creds; it stops when the test ends.
+// startHubWithUsers starts a hub whose users are a host, a sender and a
+// viewer, their credentials made under dir/creds (the sender's is
+// dir/creds/sender.creds); it stops when the test ends.
 func startHubWithUsers(t *testing.T, dir string) (url, hostFile, viewFile string) {
 	t.Helper()
 	hostC, hostFile, err := EnsureCredentials(filepath.Join(dir, "creds"), HostUser)
@@ -89,11 +92,78 @@ func startHubWithUsers(t *testing.T, dir string) (url, hostFile, viewFile string
 	if err != nil {
 		t.Fatal(err)
 	}
+	sendC, _, err := EnsureCredentials(filepath.Join(dir, "creds"), SenderUser)
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, url, err := StartServer(filepath.Join(dir, "js"), ServerOptions{Users: []ServerUser{
-		{Credentials: hostC}, {Credentials: viewC, ReadOnly: true}}})
+		{Credentials: hostC}, {Credentials: viewC, ReadOnly: true}, {Credentials: sendC, Sender: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 	return url, hostFile, viewFile
+}
+
+// A sender (a teammate's laptop) steers agents from afar: its commands
+// reach the owner and its keys reach a terminal; it writes nothing the
+// hub stores: no journal append (the stream is unchanged), no lease, no
+// snapshot.
+func TestSenderSendsAndCannotWrite(t *testing.T) {
+	dir := t.TempDir()
+	url, hostFile, _ := startHubWithUsers(t, dir)
+	sendFile := filepath.Join(dir, "creds", SenderUser+".creds")
+	dial := func(file string) *nats.Conn {
+		nc, err := Connect(url, ConnectOptions{Credentials: file})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	hc := dial(hostFile)
+	o := startOwner(t, hc)
+	f := &fakeTerms{}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { _ = ServeTerminals(ctx, hc, remoteProject, f); close(served) }()
+	defer func() { cancel(); <-served }()
+
+	sc := dial(sendFile)
+	r := openRemote(t, sc, RemoteOptions{})
+	if rc, err := r.Submit(ctx, createCmd("cmd-s1", "t-sent")); err != nil || rc.Thread != "t-sent" {
+		t.Fatalf("a sender's command: %+v, %v", rc, err)
+	}
+	var err error
+	for try := 0; try < 100; try++ { // until the owner's subscriptions are up
+		if err = r.TerminalInput(ctx, "sh", []byte("y\r")); !errors.Is(err, core.ErrNoTerminal) {
+			break
+		}
+	}
+	f.mu.Lock()
+	typed := string(f.typed)
+	f.mu.Unlock()
+	if err != nil || typed != "y\r" {
+		t.Fatalf("a sender's keys: %q reached the terminal (%v)", typed, err)
+	}
+
+	before, msgs := o.j.Last(), streamMsgs(t, o.j)
+	quick := Options{ReadOnly: true, Timeout: time.Second} // a refused publish gets no answer: it times out
+	sj := openProject(t, sc, remoteProject, quick)
+	sj.opts.ReadOnly = false
+	if err := sj.Append(ctx, []core.Commit{note(before+1, "forged")}); err == nil {
+		t.Fatal("a sender appended to the journal")
+	}
+	if _, err := AcquireLease(ctx, sc, remoteProject, "laptop", LeaseOptions{TTL: time.Second, NoRenew: true}); err == nil {
+		t.Fatal("a sender took the project's lease")
+	}
+	if err := sj.SaveSnapshot(core.NewState()); err == nil {
+		t.Fatal("a sender saved a snapshot")
+	}
+	if after := streamMsgs(t, o.j); after != msgs {
+		t.Fatalf("the journal went from %d to %d messages after a sender's writes", msgs, after)
+	}
+	if rc, err := r.Submit(ctx, createCmd("cmd-s2", "t-after")); err != nil || rc.Seq <= before {
+		t.Fatalf("the owner after a sender's refused writes: %+v, %v", rc, err)
+	}
 }

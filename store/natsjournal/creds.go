@@ -15,9 +15,11 @@ import (
 
 // Credentials are one user of a hub: a name and a password, kept in a
 // file of one line "name:password" that only its owner may read (0600).
-// A hub makes two on its first start, in its dir: host.creds for the
-// hosts (append to journals, create streams) and viewer.creds for people
-// who may read every thread and send nothing (see Permissions).
+// A hub makes three on its first start, in its dir: host.creds for the
+// hosts (append to journals, create streams), sender.creds for people
+// who read every thread and send commands and keys but write no journal
+// (a teammate's laptop), and viewer.creds for people who may read every
+// thread and send nothing (see ServerUser).
 type Credentials struct {
 	User, Password string
 }
@@ -25,6 +27,7 @@ type Credentials struct {
 // The users a hub makes.
 const (
 	HostUser   = "host"
+	SenderUser = "sender"
 	ViewerUser = "viewer"
 )
 

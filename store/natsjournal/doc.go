@@ -340,8 +340,9 @@
 // storage in a dir, every write fsynced (SyncAlways), listening on
 // 127.0.0.1 and a random port unless told otherwise, logging nothing
 // unless asked. The tests run on it, and so does `nexus hub`, which
-// gives it two users (ServerOptions.Users) whose credentials it makes
-// once in its dir with EnsureCredentials: host.creds, for the hosts, and
+// gives it three users (ServerOptions.Users) whose credentials it makes
+// once in its dir with EnsureCredentials: host.creds, for the hosts;
+// sender.creds, for teammates who steer agents from afar; and
 // viewer.creds, read only. A credentials file is one line "user:password"
 // (a 256-bit random password), mode 0600; ReadCredentials refuses one
 // that others may read. A viewer may publish nothing on the journals'
@@ -350,7 +351,13 @@
 // (viewerPermissions): it opens a journal with Options.ReadOnly, which
 // looks the stream up instead of creating it, reads every event and
 // snapshot, and its appends are refused by the server
-// (TestViewerReadsAndCannotWrite). With TLSCert and TLSKey clients must
+// (TestViewerReadsAndCannotWrite). A sender may also publish a
+// project's commands (nexus.<p>.c) and terminal keys and sizes
+// (nexus.<p>.term.>), never a journal's subjects, the live text or a
+// store (senderPermissions): the owner decides its commands as it does
+// any, and it can neither write history nor take a lease
+// (TestSenderSendsAndCannotWrite); a host refuses to start on a sender's
+// or a viewer's credentials, saying so. With TLSCert and TLSKey clients must
 // connect over TLS (Connect's CA names the authority of a certificate
 // of the hub's own); ClusterOptions join three hubs into a cluster, their
 // routes in clear text, or on mutual TLS with ClusterOptions.TLSCert,

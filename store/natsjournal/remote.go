@@ -223,7 +223,8 @@ func (r *Remote) receipt(ctx context.Context, id string) (*core.Receipt, error) 
 
 // cmdSubject looks up the project's command queue once (its owner makes
 // it; a host's credentials make it here too, so commands can wait for
-// an owner that has not started yet).
+// an owner that has not started yet; a sender's only look, so a queue
+// that exists is never touched).
 func (r *Remote) cmdSubject(ctx context.Context) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -232,9 +233,11 @@ func (r *Remote) cmdSubject(ctx context.Context) (string, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, r.j.opts.Timeout)
 	defer cancel()
-	_, subject, err := commandStream(cctx, r.js, r.project, r.j.stream.CachedInfo().Config.Replicas, true)
+	_, subject, err := commandStream(cctx, r.js, r.project, 0, false)
 	if err != nil {
-		return "", err
+		if _, subject, err = commandStream(cctx, r.js, r.project, r.j.stream.CachedInfo().Config.Replicas, true); err != nil {
+			return "", err
+		}
 	}
 	r.subject = subject
 	return subject, nil

@@ -43,9 +43,13 @@ type ServerOptions struct {
 
 // ServerUser is a user of the server. A read-only user (a viewer) reads
 // every stream and bucket and can write nothing: see viewerPermissions.
+// A sender reads as a viewer does and may also queue commands and type
+// into terminals, but writes no journal, lease or snapshot: see
+// senderPermissions. Neither can host a project.
 type ServerUser struct {
 	Credentials
 	ReadOnly bool
+	Sender   bool
 }
 
 // ClusterOptions join a server to a cluster: three servers, each with

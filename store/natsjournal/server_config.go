@@ -12,8 +12,11 @@ import (
 func configure(o *server.Options, opts ServerOptions) error {
 	for _, u := range opts.Users {
 		su := &server.User{Username: u.User, Password: u.Password}
-		if u.ReadOnly {
+		switch {
+		case u.ReadOnly:
 			su.Permissions = viewerPermissions()
+		case u.Sender:
+			su.Permissions = senderPermissions()
 		}
 		o.Users = append(o.Users, su)
 	}
@@ -64,8 +67,27 @@ func configure(o *server.Options, opts ServerOptions) error {
 func viewerPermissions() *server.Permissions {
 	return &server.Permissions{Publish: &server.SubjectPermission{
 		Allow: []string{">"},
-		Deny: []string{"nexus.>", "$O.>", "$KV.>",
-			"$JS.API.STREAM.CREATE.>", "$JS.API.STREAM.UPDATE.>", "$JS.API.STREAM.DELETE.>",
-			"$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.MSG.DELETE.>", "$JS.API.STREAM.RESTORE.>"},
+		Deny:  append([]string{"nexus.>"}, storeDenied...),
+	}}
+}
+
+// storeDenied are the subjects of everything a hub stores but a
+// project's commands: the object stores (snapshots), the KV buckets
+// (leases) and the JetStream API calls that create, change or delete a
+// stream or a message.
+var storeDenied = []string{"$O.>", "$KV.>",
+	"$JS.API.STREAM.CREATE.>", "$JS.API.STREAM.UPDATE.>", "$JS.API.STREAM.DELETE.>",
+	"$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.MSG.DELETE.>", "$JS.API.STREAM.RESTORE.>"}
+
+// senderPermissions are a viewer's plus what a teammate needs to steer
+// agents from afar: a project's command queue (nexus.<p>.c; the owner
+// decides each command, as it does a local one) and its terminals' keys
+// and sizes (nexus.<p>.term.>). The journals' subjects (nexus.<p>.j.>),
+// the owner's live text (nexus.<p>.live) and every store stay closed, so
+// a sender can neither write history nor take a project's lease.
+func senderPermissions() *server.Permissions {
+	return &server.Permissions{Publish: &server.SubjectPermission{
+		Allow: []string{">"},
+		Deny:  append([]string{"nexus.*.j.>", "nexus.*" + liveSuffix}, storeDenied...),
 	}}
 }
