@@ -92,9 +92,11 @@ func (d *forkDialog) update(msg tea.Msg, keys KeyMap) (action, tea.Cmd) {
 			a.worktree = d.wt.choice()
 		}
 		return a, nil
-	case d.field == forkFieldRuns && key.Matches(k, keys.Up):
+	// Up and down pick the run from any field, as the hint says (the
+	// others are a toggle and one line); tab moves between fields.
+	case key.Matches(k, keys.Up):
 		d.list.cursor = max(0, d.list.cursor-1)
-	case d.field == forkFieldRuns && key.Matches(k, keys.Down):
+	case key.Matches(k, keys.Down):
 		d.list.cursor = min(len(d.list.items)-1, d.list.cursor+1)
 	case d.field == forkFieldWorktree && key.Matches(k, keys.ToggleOption):
 		d.wt.toggle()

@@ -73,10 +73,13 @@ func (d *newThreadDialog) update(msg tea.Msg, keys KeyMap) (action, tea.Cmd) {
 				a.worktree = d.wt.choice()
 			}
 			return a, nil
-		case d.field == fieldProvider && key.Matches(k, keys.Up):
+		// Up and down pick the provider from any field, as the hint
+		// says: the others are one line each, and the dialog opens on
+		// the title (tab and shift+tab move between fields).
+		case key.Matches(k, keys.Up):
 			d.choice = max(0, d.choice-1)
 			return actNone{}, nil
-		case d.field == fieldProvider && key.Matches(k, keys.Down):
+		case key.Matches(k, keys.Down):
 			d.choice = min(len(d.profiles)-1, d.choice+1)
 			return actNone{}, nil
 		case d.field == fieldWorktree && key.Matches(k, keys.ToggleOption):

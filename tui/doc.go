@@ -308,7 +308,10 @@
 //	ctrl+c        clear the draft; on an empty one quit (asks first while
 //	              runs are active)
 //	ctrl+n        new thread dialog (provider profile or agent, title,
-//	              workspace, own worktree and its branch)
+//	              workspace, own worktree and its branch): it opens on
+//	              the title; up/down pick the provider from any field,
+//	              tab/shift+tab move between fields (the fork dialog's
+//	              up/down pick its run the same way)
 //	ctrl+o        jump to the oldest request waiting for you, across all
 //	              threads: selects its thread; the request shows in the
 //	              composer area, ready for a digit

@@ -487,3 +487,17 @@ func TestEnterWithNoThreadStartsOne(t *testing.T) {
 		t.Errorf("the composer still holds %q", hs.m.composer.value())
 	}
 }
+
+// The dialog opens on the title; up and down pick the provider from
+// there (as its hint says) without moving the focus, so a title typed
+// next still lands in the title.
+func TestNewThreadDialogArrowsPickTheProvider(t *testing.T) {
+	hs := newHarness(t, core.NewState(), 120, 40)
+	hs.press("ctrl+n", "down")
+	hs.typeText("lexer")
+	hs.press("down", "up", "down", "enter")
+	c := hs.lastCmd()
+	if c.Kind != core.CmdThreadCreate || c.Provider != "builtin:nosteer" || c.Title != "lexer" {
+		t.Fatalf("ctrl+n, down, a title, down up down, enter: %s %q %q; want builtin:nosteer titled lexer", c.Kind, c.Provider, c.Title)
+	}
+}
