@@ -92,11 +92,12 @@ func (a *app) tuiOnce(ctx context.Context, in, out *os.File, theme string, cfg *
 	var labelChanged <-chan struct{}
 	var stopHost func(context.Context) error
 	client, _ := s.Backend.(*api.Client)
-	if r, ok := s.Backend.(*natsjournal.Remote); ok {
+	remote, _ := s.Backend.(*natsjournal.Remote)
+	if remote != nil {
 		label = "hub: " + a.project
 		wctx, stopWatch := context.WithCancel(ctx)
 		defer stopWatch()
-		labelNow, labelChanged = ownerLabel(wctx, r, label)
+		labelNow, labelChanged = ownerLabel(wctx, remote, label)
 	} else if s.host == nil {
 		label = "client"
 		if client != nil {
@@ -114,7 +115,7 @@ func (a *app) tuiOnce(ctx context.Context, in, out *os.File, theme string, cfg *
 	}
 	ws, _ := os.Getwd()
 	var uiWorktrees *tui.Worktrees
-	if remote, ok := s.Backend.(*natsjournal.Remote); ok {
+	if remote != nil {
 		// A new thread works on the host's machine: in the project's
 		// latest thread's workspace unless the person writes another
 		// path there; no worktree is made from here (edge.go).
@@ -132,7 +133,7 @@ func (a *app) tuiOnce(ctx context.Context, in, out *os.File, theme string, cfg *
 	// s.Backend, not s: it is what implements core.Terminals too (the
 	// host's hostBackend or an api.Client), which the UI type-asserts.
 	err = tui.Run(ctx, s.Backend, tui.Options{Theme: theme, StateDir: s.dir, HostLabel: label, HostLabelNow: labelNow,
-		HostLabelChanged: labelChanged, Remote: labelChanged != nil,
+		HostLabelChanged: labelChanged, Remote: remote != nil,
 		Host: s.host != nil, LiveTerminals: liveTerms, StopHost: stopHost, Profiles: tuiProfiles(host.NewRegistry(nil, cfg)), Workspace: ws,
 		Diff: tuiDiff(s.Backend, s.dir), Worktrees: uiWorktrees, Scrollback: tuiScrollback(cfg), Notify: tuiNotify(cfg), IO: tui.IO{Input: in, Output: out},
 		Team: a.tuiTeam(cfg), Project: project, Thread: thread})
